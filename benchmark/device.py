@@ -1,0 +1,75 @@
+"""The Device protocol every environment implements (simulated, ADB, perturbed)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ttir.types import Action, Observation
+
+
+class DeviceError(RuntimeError):
+    """The device cannot do what was asked (offline, unsupported, misconfigured)."""
+
+
+class ActionError(ValueError):
+    """An action that cannot be executed on the current screen; device state is unchanged."""
+
+    def __init__(self, action: Optional[Action], message: str):
+        self.action = action
+        where = f"{action.describe()}: " if action is not None else ""
+        super().__init__(f"{where}{message}")
+
+
+class DeviceSettings(BaseModel):
+    """The knobs the state perturbations turn (and ``brightness``)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    font_scale: float = Field(1.0, gt=0.3, le=3.0, description="Text size multiplier (Android font_scale).")
+    density_scale: float = Field(1.0, gt=0.3, le=3.0, description="Multiplier on the physical density (wm density).")
+    size_scale: float = Field(1.0, gt=0.3, le=1.5, description="Multiplier on the logical screen size (wm size).")
+    dark_theme: bool = Field(False, description="System dark theme (cmd uimode night).")
+    orientation: Literal["portrait", "landscape"] = Field("portrait", description="Screen rotation.")
+    time_format: Literal[12, 24] = Field(12, description="Clock format (settings time_12_24).")
+    date_format: Literal["US", "EU"] = Field("US", description="US: 'Sun, Oct 15' / 10/15/2023; EU: 'Sun 15 Oct' / 15/10/2023.")
+    brightness: int = Field(102, ge=0, le=255, description="Screen brightness 0..255 (settings screen_brightness).")
+
+
+SETTING_NAMES: tuple[str, ...] = tuple(DeviceSettings.model_fields)
+
+
+@runtime_checkable
+class Device(Protocol):
+    """What the episode loop, the perturbation layer and the CLI need from a device."""
+
+    @property
+    def settings(self) -> DeviceSettings: ...
+
+    def observe(self) -> Observation: ...
+
+    def execute(self, action: Action) -> None: ...
+
+    def reset(self, task: Any = None) -> Observation:
+        """Back to a clean home screen; if ``task`` is given, run ``task.setup(self)``."""
+        ...
+
+    def launch(self, app: str) -> None: ...
+
+    def configure(self, **settings: Any) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def check_settings(values: dict[str, Any]) -> dict[str, Any]:
+    """Validate a partial settings update; unknown names list the valid ones."""
+    unknown = sorted(set(values) - set(SETTING_NAMES))
+    if unknown:
+        raise ValueError(
+            f"unknown device setting(s) {', '.join(unknown)}; valid settings: {', '.join(SETTING_NAMES)}"
+        )
+    merged = DeviceSettings().model_dump()
+    merged.update(values)
+    DeviceSettings(**merged)  # raises a pydantic error naming the field and value
+    return values

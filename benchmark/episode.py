@@ -1,0 +1,149 @@
+"""The episode loop (AndroidWorld's episode_runner, with perturbation and guard logs)."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Any, Callable, Literal, Optional
+
+from loguru import logger
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchmark.device import ActionError
+from ttir.types import AgentStep, Observation, as_agent, as_step
+
+Termination = Literal["complete", "infeasible", "budget", "agent_error"]
+
+
+class StepLog(BaseModel):
+    """One step of a trajectory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    observation: dict[str, Any]
+    agent_step: dict[str, Any]
+    action_error: Optional[str] = None
+    perturbation_events: list[dict[str, Any]] = Field(default_factory=list)
+    guard_events: list[dict[str, Any]] = Field(default_factory=list)
+    timing_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class EpisodeResult(BaseModel):
+    """What one episode produced; ``observations`` (with screenshots) only when kept."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    task: str
+    goal: str
+    params: dict[str, Any]
+    seed: int
+    success: bool
+    steps: int
+    budget: int
+    termination: Termination
+    answer: Optional[str] = None
+    error: Optional[str] = None
+    trajectory: list[StepLog] = Field(default_factory=list)
+    reset_events: list[dict[str, Any]] = Field(default_factory=list)
+    timing_s: dict[str, float] = Field(default_factory=dict)
+    observations: list[Any] = Field(default_factory=list, exclude=True)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude={"observations"})
+
+    @property
+    def actions(self) -> list[dict[str, Any]]:
+        return [s.agent_step.get("action", {}) for s in self.trajectory]
+
+
+def _drain(obj: Any) -> list[dict[str, Any]]:
+    pop = getattr(obj, "pop_events", None)
+    return list(pop()) if callable(pop) else []
+
+
+def run_episode(
+    device: Any,
+    task: Any,
+    agent: Any,
+    budget: Optional[int] = None,
+    *,
+    keep_observations: bool = False,
+    on_observation: Optional[Callable[[int, Observation], Optional[str]]] = None,
+) -> EpisodeResult:
+    """Run ``agent`` on ``task`` until it claims a status or the budget is spent.
+
+    ``device`` is any Device (SimDevice, AdbDevice, PerturbedDevice …); success is
+    ``task.verify`` on the unwrapped device's state, never the agent's claim.
+    ``on_observation(i, obs)`` may persist the observation and return a reference
+    (e.g. a screenshot path) that is stored in the step log.
+    """
+    agent = as_agent(agent)
+    budget = int(budget if budget is not None else task.budget)
+    t_start = time.perf_counter()
+    obs = device.reset(task)
+    reset_events = _drain(device)
+    agent.reset(task.goal)
+    _drain(agent)
+    trajectory: list[StepLog] = []
+    observations: list[Observation] = []
+    termination: Termination = "budget"
+    answer: Optional[str] = None
+    error: Optional[str] = None
+    agent_s = device_s = 0.0
+    steps = 0
+    for i in range(budget):
+        obs_ref = {"step": i, **obs.summary()}
+        if on_observation is not None:
+            ref = on_observation(i, obs)
+            if ref:
+                obs_ref["ref"] = ref
+        if keep_observations:
+            observations.append(obs)
+        t0 = time.perf_counter()
+        try:
+            step: AgentStep = as_step(agent.step(obs))
+        except Exception as exc:  # noqa: BLE001 - an agent crash ends the episode, it is recorded
+            termination, error = "agent_error", "".join(traceback.format_exception(exc))
+            logger.warning("agent raised at step {}: {}", i, exc)
+            trajectory.append(StepLog(index=i, observation=obs_ref, agent_step={}, guard_events=_drain(agent)))
+            break
+        t1 = time.perf_counter()
+        agent_s += t1 - t0
+        log = StepLog(index=i, observation=obs_ref, agent_step=step.to_dict(), guard_events=_drain(agent))
+        trajectory.append(log)
+        a = step.action
+        if a.action_type == "status":
+            termination = "complete" if a.goal_status == "complete" else "infeasible"
+            log.timing_ms = {"agent": (t1 - t0) * 1000}
+            break
+        if a.action_type == "answer":
+            answer = a.text
+        steps += 1
+        try:
+            device.execute(a)
+        except ActionError as exc:
+            log.action_error = str(exc)
+        obs = device.observe()
+        t2 = time.perf_counter()
+        device_s += t2 - t1
+        log.perturbation_events = _drain(device)
+        log.timing_ms = {"agent": (t1 - t0) * 1000, "device": (t2 - t1) * 1000}
+    base = getattr(device, "unwrapped", device)
+    success = bool(task.verify(base))
+    return EpisodeResult(
+        task=task.name,
+        goal=task.goal,
+        params=task.params,
+        seed=task.seed,
+        success=success,
+        steps=steps,
+        budget=budget,
+        termination=termination,
+        answer=answer,
+        error=error,
+        trajectory=trajectory,
+        reset_events=reset_events,
+        timing_s={"total": time.perf_counter() - t_start, "agent": agent_s, "device": device_s},
+        observations=observations,
+    )

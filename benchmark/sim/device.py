@@ -1,0 +1,658 @@
+"""SimDevice: an embedded simulated Android phone (pure Python + Pillow).
+
+Each frame the foreground app (or launcher / recents / shade) builds a widget
+tree, which is laid out in dp for the current settings, drawn into a real
+screenshot and exported as a uiautomator dump. Actions are hit-tested against
+the same nodes, so what the agent sees is exactly what it can touch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional
+
+from loguru import logger
+from PIL import Image, ImageDraw
+
+from benchmark.apps.base import App
+from benchmark.device import ActionError, DeviceSettings, check_settings
+from benchmark.sim import system
+from benchmark.sim.clock import SimClock
+from benchmark.sim.system import LAUNCHER, SYSTEMUI, IME, Notification, SystemState
+from benchmark.ui.a11y import export
+from benchmark.ui.layout import Box, Node, lay, lay_screen, lay_scroll
+from benchmark.ui.metrics import Metrics, font
+from benchmark.ui.render import Painter, slider_track
+from benchmark.ui.theme import palette
+from benchmark.ui.widgets import Screen, Widget
+from ttir.types import Action, Observation, UIElement
+
+BASE_SIZE = (1080, 2400)
+BASE_DPI = 420
+ACTION_SECONDS = 2.0  # simulated time one action takes
+
+
+@dataclass(eq=False)
+class Window:
+    name: str
+    package: str
+    root: Node
+    bg: Any = None
+    modal: bool = False
+    activity: str = ""
+    on_outside: Optional[Callable[[], Any]] = None
+    accent: Optional[tuple[int, int, int]] = None
+
+
+@dataclass(eq=False)
+class Frame:
+    windows: list[Window]
+    elements: list[UIElement]
+    nodes: list[Node]
+    metrics: Metrics
+    size: tuple[int, int]
+    foreground: str
+
+
+@dataclass
+class _Focus:
+    store: dict[str, Any]
+    key: str
+    multiline: bool = False
+    on_submit: Optional[Callable[[], Any]] = None
+
+
+@dataclass
+class _Stores:
+    recents: dict[str, Any] = field(default_factory=dict)
+    shade: dict[str, Any] = field(default_factory=dict)
+    launcher: dict[str, Any] = field(default_factory=dict)
+
+
+class SimDevice:
+    """The embedded default device. See DESIGN.md § Device protocol."""
+
+    def __init__(
+        self,
+        *,
+        size: tuple[int, int] = BASE_SIZE,
+        dpi: int = BASE_DPI,
+        apps: Optional[Iterable[type[App]]] = None,
+        settings: Optional[DeviceSettings] = None,
+    ):
+        from benchmark.apps import APP_CLASSES
+
+        self.base_size = size
+        self.base_dpi = dpi
+        self._initial_settings = (settings or DeviceSettings()).model_copy()
+        self._settings = self._initial_settings.model_copy()
+        self._app_classes = list(apps) if apps is not None else list(APP_CLASSES)
+        self.clock = SimClock(lambda: self._settings)
+        self.closed = False
+        self._factory_reset()
+
+    # ------------------------------------------------------------------ state
+    def _factory_reset(self) -> None:
+        self.clock.reset()
+        self.system = SystemState()
+        self.apps: dict[str, App] = {cls.package: cls(self) for cls in self._app_classes}
+        self.foreground_pkg: Optional[str] = None
+        self.recents: list[str] = []
+        self.overlay: Optional[str] = None  # "shade" | "recents"
+        self.focus: Optional[_Focus] = None
+        self.stores = _Stores()
+        self.actions = 0
+        self.answers: list[str] = []
+        self._toast: Optional[str] = None
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._frame_cache: Optional[Frame] = None
+        self._obs_cache: Optional[Observation] = None
+
+    @property
+    def settings(self) -> DeviceSettings:
+        return self._settings.model_copy()
+
+    @property
+    def orientation(self) -> str:
+        return self._settings.orientation
+
+    def configure(self, **settings: Any) -> None:
+        """Change device settings (font_scale, density_scale, size_scale, dark_theme,
+        orientation, time_format, date_format, brightness)."""
+        check_settings(settings)
+        data = self._settings.model_dump()
+        data.update(settings)
+        self._settings = DeviceSettings(**data)
+        self._invalidate()
+
+    def reset(self, task: Any = None) -> Observation:
+        """Factory-fresh phone on the home screen with the construction-time settings;
+        then ``task.setup(self)`` if a task is given."""
+        self._settings = self._initial_settings.model_copy()
+        self._factory_reset()
+        if task is not None:
+            task.setup(self)
+            self._invalidate()
+        return self.observe()
+
+    def close(self) -> None:
+        self._settings = self._initial_settings.model_copy()
+        self._invalidate()
+        self.closed = True
+
+    def __enter__(self) -> "SimDevice":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ apps
+    def app(self, name: str) -> App:
+        """An app by package, label or alias (case-insensitive)."""
+        pkg = self.resolve_app(name)
+        if pkg is None:
+            raise KeyError(f"unknown app {name!r}; installed apps: {', '.join(self.app_labels())}")
+        return self.apps[pkg]
+
+    def app_labels(self) -> list[str]:
+        return [a.label for a in self.apps.values()]
+
+    def resolve_app(self, name: str) -> Optional[str]:
+        key = (name or "").strip().lower()
+        for pkg, a in self.apps.items():
+            if key in (pkg.lower(), a.label.lower(), *(x.lower() for x in a.aliases)):
+                return pkg
+        return None
+
+    def launcher_apps(self) -> list[App]:
+        return [a for a in self.apps.values() if a.in_launcher]
+
+    def launch(self, app: str) -> None:
+        pkg = self.resolve_app(app)
+        if pkg is None:
+            raise ActionError(None, f"app_name={app!r} is not installed; installed apps: {', '.join(self.app_labels())}")
+        self._clear_focus()
+        self.overlay = None
+        a = self.apps[pkg]
+        a.launch()
+        self.foreground_pkg = pkg
+        if pkg in self.recents:
+            self.recents.remove(pkg)
+        self.recents.insert(0, pkg)
+        self._invalidate()
+
+    def force_stop(self, app: str) -> None:
+        pkg = self.resolve_app(app)
+        if pkg is None:
+            return
+        self.apps[pkg].stop()
+        if pkg in self.recents:
+            self.recents.remove(pkg)
+        if self.foreground_pkg == pkg:
+            self.foreground_pkg = None
+            self._clear_focus()
+        self._invalidate()
+
+    def switch_to(self, pkg: str) -> None:
+        self.launch(pkg)
+
+    def go_home(self) -> None:
+        self._clear_focus()
+        self.overlay = None
+        self.foreground_pkg = None
+        self._invalidate()
+
+    def open_recents(self) -> None:
+        self._clear_focus()
+        if self.overlay == "recents" and len(self.recents) > 1:
+            self.launch(self.recents[1])
+            return
+        self.overlay = "recents"
+        self.stores.recents.clear()
+        self._invalidate()
+
+    def clear_recents(self) -> None:
+        for pkg in list(self.recents):
+            self.apps[pkg].stop()
+        self.recents = []
+        self.go_home()
+
+    def press_back(self) -> None:
+        if self.focus is not None:
+            self._clear_focus()
+        elif self.overlay is not None:
+            self.overlay = None
+        elif self.foreground_pkg is not None:
+            self.apps[self.foreground_pkg].back()
+        self._invalidate()
+
+    def open_shade(self) -> None:
+        self._clear_focus()
+        self.overlay = "shade"
+        self.stores.shade.clear()
+        self._invalidate()
+
+    def toggle_system(self, attr: str) -> None:
+        setattr(self.system, attr, not getattr(self.system, attr))
+        self._invalidate()
+
+    def set_brightness_fraction(self, frac: float) -> None:
+        self.configure(brightness=int(round(max(0.0, min(1.0, frac)) * 255)))
+
+    def post_notification(self, note: Notification) -> None:
+        self.system.notifications.insert(0, note)
+        self._invalidate()
+
+    def open_notification(self, k: int) -> None:
+        note = self.system.notifications.pop(k)
+        self.overlay = None
+        if note.target:
+            self.launch(note.target)
+        self._invalidate()
+
+    def clear_notifications(self) -> None:
+        self.system.notifications.clear()
+        self._invalidate()
+
+    def toast(self, message: str) -> None:
+        self._toast = message
+
+    # ------------------------------------------------------------------ text input
+    def _clear_focus(self) -> None:
+        self.focus = None
+
+    def type_text(self, value: str) -> None:
+        if self.focus is None:
+            raise ActionError(None, "input_text: no text field is focused; tap a field first or give index/x,y of one")
+        if not self.focus.multiline:
+            value = value.replace("\n", " ")
+        self.focus.store[self.focus.key] = str(self.focus.store.get(self.focus.key, "")) + value
+        self._invalidate()
+
+    def delete_char(self) -> None:
+        if self.focus is not None:
+            cur = str(self.focus.store.get(self.focus.key, ""))
+            self.focus.store[self.focus.key] = cur[:-1]
+            self._invalidate()
+
+    def keyboard_enter(self) -> None:
+        f = self.focus
+        if f is None:
+            return
+        if f.on_submit is not None:
+            self._clear_focus()
+            f.on_submit()
+        elif f.multiline:
+            f.store[f.key] = str(f.store.get(f.key, "")) + "\n"
+        else:
+            self._clear_focus()
+        self._invalidate()
+
+    # ------------------------------------------------------------------ frames
+    def metrics(self) -> Metrics:
+        s = self._settings
+        w, h = (int(round(v * s.size_scale)) for v in self.base_size)
+        if s.orientation == "landscape":
+            w, h = h, w
+        return Metrics(width=w, height=h, dpi=self.base_dpi * s.density_scale, font_scale=s.font_scale)
+
+    def _prepare_fields(self, widgets: Iterable[Optional[Widget]], store: dict[str, Any]) -> bool:
+        """Fill EditText values from their store and mark the focused one; return
+        whether the focused field is on this screen."""
+        found = False
+        stack = [w for w in widgets if w is not None]
+        while stack:
+            w = stack.pop()
+            if w.kind == "field":
+                key = w.state["key"]
+                w.state["store"] = store
+                w.text = str(store.get(key, ""))
+                if self.focus is not None and self.focus.store is store and self.focus.key == key:
+                    w.state["focused"] = True
+                    found = True
+            stack.extend(w.children)
+        return found
+
+    def _frame(self) -> Frame:
+        if self._frame_cache is not None:
+            return self._frame_cache
+        m = self.metrics()
+        W, H = m.width, m.height
+        sb = m.dp(system.STATUS_BAR_DP)
+        nb = m.dp(system.NAV_BAR_DP)
+        windows: list[Window] = []
+
+        # the main window's widgets first: they decide whether the keyboard shows
+        main_kind: str
+        screen: Optional[Screen] = None
+        app: Optional[App] = None
+        if self.overlay == "recents":
+            main_kind = "recents"
+            widget = system.recents(self)
+            focus_here = False
+        elif self.foreground_pkg is not None:
+            main_kind = "app"
+            app = self.apps[self.foreground_pkg]
+            screen = app.build()
+            focus_here = self._prepare_fields((screen.top, screen.body, screen.bottom, screen.dialog), app.route.state)
+        else:
+            main_kind = "launcher"
+            widget = system.launcher(self)
+            focus_here = False
+        if self.focus is not None and not focus_here:
+            self.focus = None  # the focused field left the screen: the keyboard hides
+        kb_node = None
+        kb_h = 0
+        if self.focus is not None and self.overlay is None:
+            kb_node = lay(system.keyboard(self), m, 0, 0, W)
+            kb_h = kb_node.bounds[3] - kb_node.bounds[1]
+        area: Box = (0, sb, W, H - nb - kb_h)
+        root_w = Widget("column", cls="android.widget.FrameLayout")
+        if main_kind == "app" and screen is not None and app is not None:
+            root = lay_screen(screen, m, area, app.route.state, root_w)
+            on_outside = None
+            if screen.dialog is not None:
+                ui = app.ui()
+                on_outside = (lambda a=app, u=ui: a.dialog_cancelable(u) and u.close_dialog())
+            windows.append(Window("app", app.package, root, bg=screen.bg, activity=screen.activity,
+                                  on_outside=on_outside, accent=app.accent))
+        else:
+            store = self.stores.recents if main_kind == "recents" else self.stores.launcher
+            root = Node(root_w, area)
+            body = widget.children[0] if main_kind == "recents" else widget
+            if main_kind == "recents":
+                sc = lay_scroll(body, m, (0, sb, W, H - nb - m.dp(72)), store)
+                actions = lay(widget.children[1], m, 0, H - nb - m.dp(64), W)
+                root.children = [sc, actions]
+                bg = "launcher_bg"
+            else:
+                root.children = [lay(widget, m, 0, sb, W)]
+                root.children[0].bounds = area
+                bg = "launcher_bg"
+            windows.append(Window(main_kind, LAUNCHER, root, bg=bg, activity=".NexusLauncherActivity"))
+        if kb_node is not None:
+            from benchmark.ui.layout import _shift
+
+            _shift(kb_node, 0, H - nb - kb_h)
+            kroot = Node(Widget("column", cls="android.widget.FrameLayout", id="input_area"), kb_node.bounds, children=[kb_node])
+            windows.append(Window("keyboard", IME, kroot))
+        if self.overlay == "shade":
+            sw = system.shade(self)
+            sroot = Node(Widget("column", cls="android.widget.FrameLayout"), (0, sb, W, H - nb))
+            sroot.children = [lay_scroll(sw.children[0], m, (0, sb, W, H - nb), self.stores.shade)]
+            windows.append(Window("shade", SYSTEMUI, sroot, bg="shade_bg", modal=True, on_outside=self._close_overlay))
+        status = lay(system.status_bar(self), m, 0, 0, W)
+        status.bounds = (0, 0, W, sb)
+        windows.append(Window("status", SYSTEMUI, Node(Widget("column", cls="android.widget.FrameLayout"), (0, 0, W, sb), children=[status])))
+        nav = lay(system.nav_bar(self), m, 0, H - nb, W)
+        nav.bounds = (0, H - nb, W, H)
+        windows.append(Window("nav", SYSTEMUI, Node(Widget("column", cls="android.widget.FrameLayout"), (0, H - nb, W, H), children=[nav])))
+
+        elements, nodes = export([(w.root, w.package) for w in windows])
+        if main_kind == "app" and app is not None:
+            fg = f"{app.package}/{app.package}{windows[0].activity}"
+        else:
+            fg = f"{LAUNCHER}/com.android.launcher3.uioverrides.QuickstepLauncher"
+        if self.overlay == "shade":
+            fg = fg  # the app stays foreground under the shade, as on Android
+        self._frame_cache = Frame(windows, elements, nodes, m, (W, H), fg)
+        return self._frame_cache
+
+    def _close_overlay(self) -> None:
+        self.overlay = None
+        self._invalidate()
+
+    # ------------------------------------------------------------------ observe
+    def observe(self) -> Observation:
+        if self._obs_cache is not None:
+            return self._obs_cache
+        frame = self._frame()
+        img = self.render(frame)
+        obs = Observation.model_construct(
+            screenshot=img,
+            elements=frame.elements,
+            xml=None,
+            foreground=frame.foreground,
+            screen_size=frame.size,
+            orientation=self._settings.orientation,
+            step=self.actions,
+            time=self.clock.elapsed,
+        )
+        obs.xml = obs.to_xml()
+        self._obs_cache = obs
+        return obs
+
+    def render(self, frame: Optional[Frame] = None) -> Image.Image:
+        frame = frame or self._frame()
+        dark = self._settings.dark_theme
+        img = Image.new("RGB", frame.size, palette(dark)["bg"])
+        for win in frame.windows:
+            pal = palette(dark, win.accent)
+            p = Painter(img, frame.metrics, pal)
+            if win.bg:
+                p.d.rectangle(win.root.bounds, fill=p.c(win.bg))
+            p.node(win.root)
+        if self._toast:
+            m = frame.metrics
+            f = font(m.sp(14))
+            tw = int(f.getlength(self._toast))
+            W, H = frame.size
+            x1 = (W - tw) // 2 - m.dp(16)
+            y1 = H - m.dp(system.NAV_BAR_DP) - m.dp(96)
+            d = ImageDraw.Draw(img)
+            d.rounded_rectangle((x1, y1, x1 + tw + m.dp(32), y1 + m.dp(40)), radius=m.dp(20), fill=(60, 60, 64))
+            d.text((x1 + m.dp(16), y1 + m.dp(10)), self._toast, font=f, fill=(240, 240, 240))
+        return img
+
+    # ------------------------------------------------------------------ execute
+    def execute(self, action: Action) -> None:
+        """Perform one action; raises :class:`ActionError` (state unchanged) if impossible."""
+        if not isinstance(action, Action):
+            raise ActionError(None, f"action must be an Action, got {type(action).__name__}")
+        frame = self._frame()
+        t = action.action_type
+        seconds = ACTION_SECONDS
+        if t in ("click", "long_press", "double_tap"):
+            x, y = self._point(action, frame)
+            node = self._hit(frame, x, y)
+            if t == "long_press":
+                self._activate(node, frame, x, y, long=True)
+            else:
+                self._activate(node, frame, x, y)
+                if t == "double_tap":
+                    self._invalidate()
+                    frame2 = self._frame()
+                    self._activate(self._hit(frame2, x, y), frame2, x, y)
+        elif t == "input_text":
+            if action.index is not None or action.x is not None:
+                x, y = self._point(action, frame)
+                node = self._hit(frame, x, y)
+                target = node[1] if node else None
+                if target is None or target.widget.kind != "field":
+                    raise ActionError(action, f"input_text target at ({x}, {y}) is not a text field")
+                self._activate(node, frame, x, y)
+            elif self.focus is None:
+                raise ActionError(action, "input_text: no text field is focused; tap a field first or give index/x,y of one")
+            if action.clear_text and self.focus is not None:
+                self.focus.store[self.focus.key] = ""
+            self.type_text(action.text or "")
+        elif t == "scroll":
+            self._scroll(action, frame)
+        elif t == "swipe":
+            self._swipe(action, frame)
+        elif t == "navigate_back":
+            self.press_back()
+        elif t == "navigate_home":
+            self.go_home()
+        elif t == "keyboard_enter":
+            self.keyboard_enter()
+        elif t == "app_switch":
+            self.open_recents()
+        elif t == "open_app":
+            if self.resolve_app(action.app_name or "") is None:
+                raise ActionError(action, f"app_name={action.app_name!r} is not installed; installed apps: {', '.join(self.app_labels())}")
+            self.launch(action.app_name or "")
+        elif t == "wait":
+            seconds += float(action.seconds if action.seconds is not None else 1.0)
+        elif t == "answer":
+            self.answers.append(action.text or "")
+        elif t == "status":
+            pass
+        self._toast = None if t != "wait" else self._toast
+        self.actions += 1
+        self.clock.advance(seconds)
+        self._invalidate()
+
+    def _point(self, action: Action, frame: Frame) -> tuple[int, int]:
+        W, H = frame.size
+        if action.index is not None:
+            if action.index >= len(frame.elements):
+                raise ActionError(action, f"index={action.index} is out of range: the screen has {len(frame.elements)} elements (0..{len(frame.elements) - 1})")
+            return frame.elements[action.index].center
+        x, y = action.x, action.y
+        assert x is not None and y is not None
+        if not (0 <= x < W and 0 <= y < H):
+            raise ActionError(action, f"point ({x}, {y}) is off-screen; the screen is {W}x{H} (x in 0..{W - 1}, y in 0..{H - 1})")
+        return x, y
+
+    def _hit(self, frame: Frame, x: int, y: int) -> Optional[tuple[Window, Node]]:
+        """The window and the deepest handler-bearing node under the point (topmost first)."""
+        for win in reversed(frame.windows):
+            x1, y1, x2, y2 = win.root.vis
+            if not (x1 <= x < x2 and y1 <= y < y2):
+                continue
+            dialog = win.root.children[-1] if win.root.children and win.root.children[-1].meta.get("dialog") else None
+            if dialog is not None:
+                hit = _hit_node(dialog, x, y)
+                if hit is not None:
+                    return (win, hit)
+                dx1, dy1, dx2, dy2 = dialog.vis
+                if not (dx1 <= x < dx2 and dy1 <= y < dy2):
+                    return (win, Node(Widget("column", on_click=win.on_outside or (lambda: None)), dialog.vis))
+                return None
+            hit = _hit_node(win.root, x, y)
+            if hit is not None:
+                return (win, hit)
+            if win.modal:
+                return (win, Node(Widget("column", on_click=win.on_outside or (lambda: None)), win.root.vis))
+            return None
+        return None
+
+    def _activate(self, hit: Optional[tuple[Window, Node]], frame: Frame, x: int, y: int, long: bool = False) -> None:
+        if hit is None:
+            return  # a tap on nothing does nothing, as on a phone
+        win, node = hit
+        w = node.widget
+        if long and w.on_long_click is not None:
+            w.on_long_click()
+        elif w.kind == "field":
+            store = w.state.get("store")
+            if store is None:
+                return
+            self.focus = _Focus(store, w.state["key"], bool(w.style.get("multiline")), w.on_submit)
+        elif w.kind == "slider":
+            lo, hi = float(w.state.get("lo", 0)), float(w.state.get("hi", 1))
+            a, b = slider_track(node, frame.metrics)
+            frac = min(1.0, max(0.0, (x - a) / max(1, b - a)))
+            if w.on_change is not None:
+                w.on_change(lo + frac * (hi - lo))
+        elif w.kind == "checkbox" and w.on_change is not None:
+            w.on_change(not w.state.get("checked"))
+        elif w.on_click is not None:
+            w.on_click()
+        elif w.on_change is not None and "checked" in w.state:
+            w.on_change(not w.state.get("checked"))
+        self._invalidate()
+
+    def _scroll_target(self, frame: Frame, point: Optional[tuple[int, int]]) -> Optional[Node]:
+        scrollables = [n for win in reversed(frame.windows) for n in win.root.walk() if n.widget.kind == "scroll"]
+        if point is not None:
+            for n in scrollables:
+                x1, y1, x2, y2 = n.vis
+                if x1 <= point[0] < x2 and y1 <= point[1] < y2:
+                    return n
+            return None
+        movable = [n for n in scrollables if n.meta.get("can_scroll")]
+        pool = movable or scrollables
+        if not pool:
+            return None
+        return max(pool, key=lambda n: (n.vis[2] - n.vis[0]) * (n.vis[3] - n.vis[1]))
+
+    def _scroll_by(self, node: Node, delta_dp: float) -> None:
+        key = node.meta.get("scroll_key", "scroll")
+        store = self._store_of(node)
+        if store is None:
+            return
+        max_off = max(0.0, node.meta.get("content_h_dp", 0.0) - node.meta.get("view_h_dp", 0.0))
+        cur = float(node.meta.get("offset_dp", 0.0))
+        store[key] = max(0.0, min(max_off, cur + delta_dp))
+        self._invalidate()
+
+    def _store_of(self, node: Node) -> Optional[dict[str, Any]]:
+        frame = self._frame()
+        for win in frame.windows:
+            if any(n is node for n in win.root.walk()):
+                if win.name == "app" and self.foreground_pkg:
+                    return self.apps[self.foreground_pkg].route.state
+                if win.name == "recents":
+                    return self.stores.recents
+                if win.name == "shade":
+                    return self.stores.shade
+                return self.stores.launcher
+        return None
+
+    def _scroll(self, action: Action, frame: Frame) -> None:
+        point = self._point(action, frame) if (action.index is not None or action.x is not None) else None
+        node = self._scroll_target(frame, point)
+        if node is None:
+            return
+        step = node.meta.get("view_h_dp", 0.0) * 0.6
+        if action.direction == "down":
+            self._scroll_by(node, step)
+        elif action.direction == "up":
+            self._scroll_by(node, -step)
+        # horizontal scrolling: no horizontal pagers on the simulated phone
+
+    def _swipe(self, action: Action, frame: Frame) -> None:
+        W, H = frame.size
+        pts = [(action.x, action.y), (action.x2, action.y2)]
+        for px, py in pts:
+            assert px is not None and py is not None
+            if not (0 <= px < W and 0 <= py < H):
+                raise ActionError(action, f"swipe point ({px}, {py}) is off-screen; the screen is {W}x{H}")
+        (x1, y1), (x2, y2) = pts  # type: ignore[misc]
+        dy = y2 - y1  # type: ignore[operator]
+        m = frame.metrics
+        sb = m.dp(system.STATUS_BAR_DP)
+        if y1 <= sb * 2 and dy > H * 0.15 and self.overlay != "shade":  # type: ignore[operator]
+            self.open_shade()
+            return
+        if self.overlay == "shade" and dy < -H * 0.25:
+            hit = self._hit(frame, x1, y1)  # type: ignore[arg-type]
+            if not (hit and hit[1].widget.kind == "slider"):
+                self._close_overlay()
+                return
+        hit = self._hit(frame, x1, y1)  # type: ignore[arg-type]
+        if hit is not None and hit[1].widget.kind == "slider":
+            self._activate(hit, frame, max(0, min(W - 1, x2)), y1)  # type: ignore[arg-type]
+            return
+        node = self._scroll_target(frame, (x1, y1))  # type: ignore[arg-type]
+        if node is not None and abs(dy) > abs(x2 - x1):  # type: ignore[operator]
+            self._scroll_by(node, -dy / m.px_per_dp)
+
+
+def _hit_node(n: Node, x: int, y: int) -> Optional[Node]:
+    x1, y1, x2, y2 = n.vis
+    if not (x1 <= x < x2 and y1 <= y < y2):
+        return None
+    for c in reversed(n.children):
+        r = _hit_node(c, x, y)
+        if r is not None:
+            return r
+    w = n.widget
+    if w.on_click is not None or w.on_long_click is not None or w.kind in ("field", "slider") or (w.on_change is not None):
+        if w.state.get("enabled", True):
+            return n
+    return None

@@ -1,0 +1,266 @@
+"""Draw laid-out nodes onto a Pillow image."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from PIL import Image, ImageDraw
+
+from benchmark.ui.icons import draw_icon
+from benchmark.ui.layout import Box, Node
+from benchmark.ui.metrics import Metrics, font, line_height
+from benchmark.ui.theme import Color, Palette
+
+
+def blend(a: Color, b: Color, t: float) -> Color:
+    return tuple(int(a[i] * (1 - t) + b[i] * t) for i in range(3))  # type: ignore[return-value]
+
+
+def scrim(img: Image.Image, box: Box, color: Color = (0, 0, 0), alpha: float = 0.45) -> None:
+    """Darken a region (the dimmed backdrop behind dialogs)."""
+    x1, y1, x2, y2 = (int(v) for v in box)
+    if x2 <= x1 or y2 <= y1:
+        return
+    region = img.crop((x1, y1, x2, y2))
+    overlay = Image.new("RGB", region.size, color)
+    img.paste(Image.blend(region, overlay, alpha), (x1, y1))
+
+
+class Painter:
+    """Draws one frame; keeps the image, the draw handle, metrics and palette together."""
+
+    def __init__(self, img: Image.Image, m: Metrics, pal: Palette):
+        self.img = img
+        self.d = ImageDraw.Draw(img)
+        self.m = m
+        self.pal = pal
+
+    # -- primitives -----------------------------------------------------------
+    def c(self, role: Any) -> Color:
+        if isinstance(role, tuple):
+            return role
+        return self.pal[role]
+
+    def text_lines(
+        self,
+        lines: tuple[str, ...],
+        px: int,
+        box: Box,
+        color: Color,
+        *,
+        align: str = "left",
+        valign: str = "top",
+        bold: bool = False,
+    ) -> None:
+        if not lines:
+            return
+        f = font(px)
+        lh = line_height(px)
+        x1, y1, x2, y2 = box
+        total = lh * len(lines)
+        y = y1 if valign == "top" else y1 + (y2 - y1 - total) // 2
+        for ln in lines:
+            if align == "left":
+                x = x1
+            else:
+                w = f.getlength(ln)
+                x = x1 + ((x2 - x1 - w) / 2 if align == "center" else (x2 - x1 - w))
+            self.d.text((x, y + (lh - px) * 0.35), ln, font=f, fill=color, stroke_width=1 if bold else 0, stroke_fill=color)
+            y += lh
+
+    def icon(self, name: str, box: Box, color: Color) -> None:
+        draw_icon(self.d, name, box, color)
+
+    # -- nodes ----------------------------------------------------------------
+    def node(self, n: Node) -> None:
+        w = n.widget
+        k = w.kind
+        m, d = self.m, self.d
+        x1, y1, x2, y2 = n.bounds
+        st = w.style
+        if n.meta.get("dialog"):
+            self.dialog_surface(n)
+        elif k == "top_bar":
+            d.rectangle(n.bounds, fill=self.c(st.get("bg", "surface")))
+        elif k == "card":
+            bg = st.get("bg", "surface")
+            if bg:
+                d.rounded_rectangle(n.bounds, radius=m.dp(st.get("radius", 12)), fill=self.c(bg))
+        elif k in ("row", "column", "web", "grid") and st.get("bg"):
+            r = m.dp(st.get("radius", 0))
+            if r:
+                d.rounded_rectangle(n.bounds, radius=r, fill=self.c(st["bg"]))
+            else:
+                d.rectangle(n.bounds, fill=self.c(st["bg"]))
+        if k == "row" and w.state.get("selected"):
+            d.rectangle(n.bounds, fill=self.c("selected"))
+        if k == "text":
+            self.text_lines(n.lines, n.font_px, n.bounds, self.c(st.get("color", "text")),
+                            align=st.get("text_align", "left"), bold=bool(st.get("bold")))
+        elif k == "button":
+            self.button(n)
+        elif k == "icon_button":
+            s = m.dp(24)
+            cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+            if st.get("bg"):
+                d.ellipse(n.bounds, fill=self.c(st["bg"]))
+            self.icon(st.get("icon", "circle"), (cx - s // 2, cy - s // 2, cx + s // 2, cy + s // 2), self.c(st.get("color", "text")))
+        elif k == "image":
+            if st.get("circle"):
+                d.ellipse(n.bounds, fill=self.c(st.get("bg", "tonal")))
+                pad = (x2 - x1) // 5
+                self.icon(st.get("icon", "circle"), (x1 + pad, y1 + pad, x2 - pad, y2 - pad), self.c(st.get("color", "accent")))
+            else:
+                s = min(x2 - x1, y2 - y1)
+                self.icon(st.get("icon", "circle"), (x1, y1, x1 + s, y1 + s), self.c(st.get("color", "accent")))
+        elif k == "field":
+            self.field(n)
+        elif k in ("checkbox", "radio"):
+            self.check(n)
+        elif k == "switch":
+            on = bool(w.state.get("checked"))
+            d.rounded_rectangle(n.bounds, radius=(y2 - y1) // 2, fill=self.c("accent" if on else "tile_off"), outline=self.c("outline"), width=0 if on else 2)
+            r = (y2 - y1) // 2 - m.dp(4 if on else 8)
+            cx = x2 - (y2 - y1) // 2 if on else x1 + (y2 - y1) // 2
+            cy = (y1 + y2) // 2
+            d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=self.c("on_accent" if on else "outline"))
+        elif k == "slider":
+            self.slider(n)
+        elif k == "progress":
+            cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+            r = (x2 - x1) // 2 - m.dp(6)
+            d.arc((cx - r, cy - r, cx + r, cy + r), -90, 180, fill=self.c("accent"), width=m.dp(4))
+        elif k == "skeleton":
+            d.rounded_rectangle(n.bounds, radius=m.dp(6), fill=self.c("skeleton"))
+        elif k == "divider":
+            d.line([(x1, y1), (x2, y1)], fill=self.c("divider"), width=max(1, y2 - y1))
+        if n.meta.get("fab"):
+            d.rounded_rectangle(n.bounds, radius=m.dp(16), fill=self.c("tonal"))
+            s = m.dp(24)
+            cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+            self.icon(st.get("icon", "add"), (cx - s // 2, cy - s // 2, cx + s // 2, cy + s // 2), self.c("on_tonal"))
+        for c in n.children:
+            self.node(c)
+
+    def dialog_surface(self, n: Node) -> None:
+        m, d = self.m, self.d
+        st = n.widget.style
+        if n.meta.get("scrim"):
+            scrim(self.img, n.meta["area"], self.c("scrim"), float(st.get("scrim_alpha", 0.45)))
+            self.d = d = ImageDraw.Draw(self.img)
+        placement = n.meta.get("dialog")
+        bg = self.c(st.get("surface", "dialog"))
+        if placement == "full":
+            d.rectangle(n.bounds, fill=bg)
+        elif placement == "bottom":
+            r = m.dp(28)
+            x1, y1, x2, y2 = n.bounds
+            d.rounded_rectangle((x1, y1, x2, y2 + r), radius=r, fill=bg)
+            d.rounded_rectangle(((x1 + x2) // 2 - m.dp(16), y1 + m.dp(10), (x1 + x2) // 2 + m.dp(16), y1 + m.dp(14)), radius=m.dp(2), fill=self.c("outline"))
+        else:
+            d.rounded_rectangle(n.bounds, radius=m.dp(st.get("radius", 28 if placement == "center" else 16)), fill=bg,
+                                outline=self.c("divider") if placement == "top" else None, width=2 if placement == "top" else 0)
+
+    def button(self, n: Node) -> None:
+        m, d = self.m, self.d
+        w = n.widget
+        variant = w.style.get("variant", "filled")
+        enabled = w.state.get("enabled", True)
+        x1, y1, x2, y2 = n.bounds
+        inset = m.dp(4)
+        box = (x1, y1 + inset, x2, y2 - inset)
+        r = (box[3] - box[1]) // 2
+        if variant == "filled":
+            fill = self.c(w.style.get("bg", "accent"))
+            if not enabled:
+                fill = blend(fill, self.c("bg"), 0.6)
+            d.rounded_rectangle(box, radius=r, fill=fill)
+            color = self.c(w.style.get("color", "on_accent"))
+        elif variant == "tonal":
+            d.rounded_rectangle(box, radius=r, fill=self.c("tonal"))
+            color = self.c("on_tonal")
+        elif variant == "outlined":
+            d.rounded_rectangle(box, radius=r, outline=self.c("outline"), width=max(2, m.dp(1)))
+            color = self.c(w.style.get("color", "accent"))
+        else:
+            color = self.c(w.style.get("color", "accent"))
+        if not enabled:
+            color = blend(color, self.c("bg"), 0.5)
+        self.text_lines(n.lines, n.font_px, box, color, align="center", valign="middle")
+
+    def field(self, n: Node) -> None:
+        m, d = self.m, self.d
+        w = n.widget
+        focused = bool(w.state.get("focused"))
+        x1, y1, x2, y2 = n.bounds
+        d.rounded_rectangle(n.bounds, radius=m.dp(4), fill=self.c("field_bg"),
+                            outline=self.c("accent" if focused else "outline"), width=m.dp(2) if focused else max(2, m.dp(1)))
+        pad = m.dp(16)
+        inner = (x1 + pad, y1 + pad, x2 - pad, y2 - pad)
+        if w.text:
+            shown = tuple("•" * len(ln) for ln in n.lines) if w.state.get("password") else n.lines
+            self.text_lines(shown, n.font_px, inner, self.c("text"))
+            if w.hint:
+                # floating label on the outline
+                lp = max(8, int(n.font_px * 0.72))
+                f = font(lp)
+                lw = f.getlength(w.hint)
+                lx, ly = x1 + m.dp(12), y1 - lp // 2 - 2
+                d.rectangle((lx - 4, ly, lx + lw + 4, ly + lp + 2), fill=self.c("bg"))
+                d.text((lx, ly), w.hint, font=f, fill=self.c("accent" if focused else "muted"))
+        else:
+            self.text_lines(n.lines, n.font_px, inner, self.c("muted"))
+        if focused:
+            last = (n.lines[-1] if n.lines and w.text else "")
+            cx = inner[0] + int(font(n.font_px).getlength(last)) + 2
+            ly = inner[1] + (len(n.lines) - 1 if w.text else 0) * line_height(n.font_px)
+            d.line([(cx, ly), (cx, ly + line_height(n.font_px))], fill=self.c("accent"), width=max(2, m.dp(1)))
+
+    def check(self, n: Node) -> None:
+        m, d = self.m, self.d
+        w = n.widget
+        x1, y1, x2, y2 = n.bounds
+        s = m.dp(20)
+        bx, by = x1 + m.dp(10), (y1 + y2) // 2 - s // 2
+        on = bool(w.state.get("checked"))
+        if w.kind == "radio":
+            d.ellipse((bx, by, bx + s, by + s), outline=self.c("accent" if on else "outline"), width=m.dp(2))
+            if on:
+                r = s // 4
+                d.ellipse((bx + s // 2 - r, by + s // 2 - r, bx + s // 2 + r, by + s // 2 + r), fill=self.c("accent"))
+        elif on:
+            d.rounded_rectangle((bx, by, bx + s, by + s), radius=m.dp(2), fill=self.c("accent"))
+            self.icon("check", (bx, by, bx + s, by + s), self.c("on_accent"))
+        else:
+            d.rounded_rectangle((bx, by, bx + s, by + s), radius=m.dp(2), outline=self.c("outline"), width=m.dp(2))
+        self.text_lines(n.lines, n.font_px, (x1 + m.dp(48), y1, x2, y2), self.c("text"), valign="middle")
+
+    def slider(self, n: Node) -> None:
+        m, d = self.m, self.d
+        w = n.widget
+        x1, y1, x2, y2 = n.bounds
+        lo, hi = float(w.state.get("lo", 0)), float(w.state.get("hi", 1))
+        v = float(w.state.get("value", lo))
+        frac = 0.0 if hi == lo else min(1.0, max(0.0, (v - lo) / (hi - lo)))
+        pad = m.dp(16)
+        cy = (y1 + y2) // 2
+        tx1, tx2 = x1 + pad, x2 - pad
+        th = m.dp(4)
+        d.rounded_rectangle((tx1, cy - th, tx2, cy + th), radius=th, fill=self.c("tile_off"))
+        px = tx1 + int((tx2 - tx1) * frac)
+        d.rounded_rectangle((tx1, cy - th, max(tx1 + 2 * th, px), cy + th), radius=th, fill=self.c("accent"))
+        r = m.dp(10)
+        d.ellipse((px - r, cy - r, px + r, cy + r), fill=self.c("accent"))
+
+
+def slider_track(n: Node, m: Metrics) -> tuple[int, int]:
+    """The x range of a slider's track (shared by the renderer and the hit handler)."""
+    pad = m.dp(16)
+    return n.bounds[0] + pad, n.bounds[2] - pad
+
+
+def render_nodes(img: Image.Image, root: Node, m: Metrics, pal: Palette, bg: Optional[Any] = None) -> None:
+    p = Painter(img, m, pal)
+    if bg is not None:
+        p.d.rectangle(root.bounds, fill=p.c(bg))
+    p.node(root)

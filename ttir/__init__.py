@@ -1,0 +1,45 @@
+"""ttir: keep mobile GUI agents on track in the messy real world.
+
+``ttir.guard(agent)`` wraps any agent with Test-Time Introspective Recovery.
+The guard and its config are imported lazily so that ``import ttir`` (and
+``ttir.types``) never pull in the diagnosers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ttir.types import Action, Agent, AgentStep, Observation, StepRecord, UIElement, as_agent
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "guard": ("ttir.guard", "guard"),
+    "GuardedAgent": ("ttir.guard", "GuardedAgent"),
+    "AsyncGuardedAgent": ("ttir.guard", "AsyncGuardedAgent"),
+    "TTIRConfig": ("ttir.config", "TTIRConfig"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'ttir' has no attribute {name!r}")
+
+
+__all__ = [
+    "Action",
+    "Agent",
+    "AgentStep",
+    "AsyncGuardedAgent",
+    "GuardedAgent",
+    "Observation",
+    "StepRecord",
+    "TTIRConfig",
+    "UIElement",
+    "as_agent",
+    "guard",
+]

@@ -1,0 +1,66 @@
+"""The ``ttir`` command line. Each sub-command lives in its own module with
+``register(subparsers)``; heavy imports happen inside the command, so
+``ttir --help`` is instant."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Optional, Sequence
+
+from loguru import logger
+
+# module name -> one-line help, in the order `ttir --help` shows them
+COMMANDS: dict[str, str] = {
+    "tasks": "list the benchmark tasks",
+    "demo": "solve a task with its reference solution on the simulated phone, saving screenshots and XML",
+}
+
+EPILOG = """\
+quick start:
+  ttir demo ContactsAddContact        solve one task on the simulated phone
+  ttir tasks                          what tasks exist
+
+Every command has its own --help. Logs go to stderr; set TTIR_LOG=DEBUG for more.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ttir",
+        description="Keep mobile GUI agents on track: a simulated Android phone, realistic perturbations "
+        "and a diagnose-then-recover guard (Test-Time Introspective Recovery).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version="ttir 0.1.0")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, help_text in COMMANDS.items():
+        mod = importlib.import_module(f"ttir.cli.{name.replace('-', '_')}")
+        mod.register(sub, name, help_text)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    import os
+
+    logger.remove()
+    logger.add(sys.stderr, level=os.environ.get("TTIR_LOG", "INFO"), format="<level>{level: <7}</level> {message}")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (KeyError, ValueError, FileNotFoundError) as exc:
+        print(f"ttir {args.command}: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
