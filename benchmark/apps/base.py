@@ -130,6 +130,7 @@ class App:
     accent: ClassVar[tuple[int, int, int]] = (103, 80, 164)
     start: ClassVar[str] = "main"
     in_launcher: ClassVar[bool] = True
+    order: ClassVar[int] = 50  # launcher position (lower first)
 
     def __init__(self, device: "SimDevice"):
         self.device = device

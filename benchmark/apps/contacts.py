@@ -66,6 +66,7 @@ class ContactsApp(App):
     label = "Contacts"
     icon = "person"
     accent = (26, 115, 232)
+    order = 10
     data: ContactsData
 
     def default_data(self) -> ContactsData:

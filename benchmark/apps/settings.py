@@ -14,6 +14,7 @@ class SettingsApp(App):
     label = "Settings"
     icon = "settings"
     accent = (11, 87, 208)
+    order = 90
 
     def _page(self, ui: UI, title: str, *items: Widget, activity: str = ".SubSettings") -> Screen:
         return Screen(

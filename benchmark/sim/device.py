@@ -18,6 +18,7 @@ from benchmark.apps.base import App
 from benchmark.device import ActionError, DeviceSettings, check_settings
 from benchmark.sim import system
 from benchmark.sim.clock import SimClock
+from benchmark.sim.storage import Storage
 from benchmark.sim.system import LAUNCHER, SYSTEMUI, IME, Notification, SystemState
 from benchmark.ui.a11y import export
 from benchmark.ui.layout import Box, Node, lay, lay_screen, lay_scroll
@@ -95,6 +96,7 @@ class SimDevice:
     def _factory_reset(self) -> None:
         self.clock.reset()
         self.system = SystemState()
+        self.storage = Storage()
         self.apps: dict[str, App] = {cls.package: cls(self) for cls in self._app_classes}
         self.foreground_pkg: Optional[str] = None
         self.recents: list[str] = []
@@ -254,6 +256,15 @@ class SimDevice:
 
     def clear_notifications(self) -> None:
         self.system.notifications.clear()
+        self._invalidate()
+
+    def open_url(self, url: str) -> None:
+        """Open a URL or file in the browser app (what tapping an .html file does)."""
+        browser = next((a for a in self.apps.values() if hasattr(a, "open_url")), None)
+        if browser is None:
+            raise ActionError(None, "no browser app is installed")
+        self.launch(browser.package)
+        browser.open_url(url)  # type: ignore[attr-defined]
         self._invalidate()
 
     def toast(self, message: str) -> None:

@@ -1,9 +1,18 @@
-"""Tasks: AndroidWorld-style goals with seeded parameters and state-based verifiers."""
+"""Tasks: AndroidWorld-style goals with seeded parameters and state-based verifiers.
+
+Every module of this package is imported, which registers its Task subclasses;
+adding tasks is adding a module here."""
 
 from __future__ import annotations
 
-from benchmark.tasks import contacts, system  # noqa: F401  (registers the tasks)
+import importlib
+import pkgutil
+
 from benchmark.tasks.base import TASKS, Task, instance_seed
+
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    if not _info.name.startswith("_") and _info.name != "base":
+        importlib.import_module(f"{__name__}.{_info.name}")
 
 
 def make_task(name: str, seed: int = 0, i: int = 0) -> Task:

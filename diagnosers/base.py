@@ -1,0 +1,148 @@
+"""What every diagnoser shares: the context it reads, the finding it returns, and
+the tier logic (rules / vlm / cascade / off).
+
+Honesty: a diagnoser sees only what a deployment sees — the goal, the current
+observation and the history of (observation, step) records. It never imports
+``benchmark`` or ``perturb``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ttir.types import Action, AgentStep, Observation, StepRecord
+
+Tier = Literal["rules", "vlm", "cascade", "off"]
+
+
+class Cost(BaseModel):
+    """What producing a finding cost."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+
+    def __add__(self, other: "Cost") -> "Cost":
+        return Cost(
+            model_calls=self.model_calls + other.model_calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            latency_s=self.latency_s + other.latency_s,
+        )
+
+
+class DiagnosisContext(BaseModel):
+    """The inputs of one diagnosis: the goal, the current observation and the history.
+
+    ``history[-1]`` (when present) is the step that led to ``observation``: its
+    ``observation`` is the screen the step was decided on.
+    ``cache`` lets the four diagnosers share one model call per step.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    goal: str
+    observation: Observation
+    history: list[StepRecord] = Field(default_factory=list)
+    pending: Optional[AgentStep] = None  # the step about to be taken (a `status: complete` claim, say)
+    cache: dict[str, Any] = Field(default_factory=dict, exclude=True)
+
+    @property
+    def previous(self) -> Optional[StepRecord]:
+        return self.history[-1] if self.history else None
+
+    @property
+    def last_action(self) -> Optional[Action]:
+        return self.history[-1].step.action if self.history else None
+
+    @property
+    def previous_observation(self) -> Optional[Observation]:
+        return self.history[-1].observation if self.history else None
+
+    def observations(self) -> list[Observation]:
+        """Every observation in order, ending with the current one."""
+        return [r.observation for r in self.history] + [self.observation]
+
+
+class Finding(BaseModel):
+    """One diagnoser's answer for one step."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    diagnoser: str
+    problem: bool
+    verdict: str  # "true"/"false", "yes"/"no"/"uncertain", "on_track"/"off_track"/"uncertain"
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    evidence: list[str] = Field(default_factory=list)
+    tier: Literal["rules", "vlm", "cascade", "off"] = "rules"
+    cost: Cost = Field(default_factory=Cost)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def uncertain(self) -> bool:
+        return self.verdict == "uncertain"
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class Diagnoser(ABC):
+    """Base class. Subclasses implement :meth:`rules` (deterministic, free) and
+    :meth:`from_judgment` (read the shared VLM judgment); the tier is chosen by
+    ``mode``. ``rules`` may return verdict ``uncertain``; the cascade then asks the model.
+    """
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, config: Any = None, *, mode: Optional[Tier] = None, judge: Any = None):
+        self.config = config if config is not None else self.default_config()
+        self.mode: Tier = mode or getattr(self.config, "mode", "rules")
+        self.judge = judge  # diagnosers.vlm_judge.VLMJudge, shared by the four diagnosers
+
+    @classmethod
+    @abstractmethod
+    def default_config(cls) -> Any: ...
+
+    @abstractmethod
+    def rules(self, ctx: DiagnosisContext) -> Finding:
+        """The deterministic tier."""
+
+    @abstractmethod
+    def from_judgment(self, judgment: Any, cost: Cost) -> Finding:
+        """Turn the shared VLM judgment into this diagnoser's finding."""
+
+    def ask_model(self, ctx: DiagnosisContext) -> Finding:
+        if self.judge is None:
+            raise RuntimeError(f"{self.name}: mode needs a model but no VLM judge is configured "
+                               "(pass vlm= to ttir.guard or set TTIR_VLM_BASE_URL)")
+        judgment, cost = self.judge.judge(ctx)
+        return self.from_judgment(judgment, cost)
+
+    def diagnose(self, ctx: DiagnosisContext) -> Finding:
+        mode = self.mode
+        if mode == "off":
+            return Finding(diagnoser=self.name, problem=False, verdict="off", tier="off")
+        if mode == "rules" or (mode == "cascade" and self.judge is None):
+            return self.rules(ctx)
+        if mode == "vlm":
+            f = self.ask_model(ctx)
+            f.tier = "vlm"
+            return f
+        f = self.rules(ctx)
+        if f.uncertain or (self.judge is not None and self.judge.scheduled(ctx)):
+            m = self.ask_model(ctx)
+            m.tier = "cascade"
+            m.evidence = f.evidence + m.evidence
+            return self.merge(f, m)
+        f.tier = "cascade"
+        return f
+
+    def merge(self, rule: Finding, model: Finding) -> Finding:
+        """How a rule finding and a model finding combine; default: the model decides."""
+        return model

@@ -1,0 +1,173 @@
+"""TTIRConfig: every knob of the guard, validated by pydantic, loadable from YAML.
+
+Sections mirror the dotted names used by ``ttir tune sweep`` (``stuck_loop.window``,
+``action_effect.hash_distance`` …). Defaults follow AndroidReality §5 / App. D.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal, Optional, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+Mode = Literal["rules", "vlm", "cascade", "off"]
+DIAGNOSERS: tuple[str, ...] = ("stuck_loop", "action_effect", "interference", "task_alignment")
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class StuckLoopConfig(_Section):
+    mode: Mode = Field("cascade", description="rules | vlm | cascade | off.")
+    window: int = Field(3, ge=2, le=20, description="N: identical last-N steps with an unchanged screen trigger the hard rule "
+                        "(paper §5.1 and case study: 3; Appendix D.1: 5).")
+    tolerance_px: int = Field(24, ge=0, description="Two taps within this many pixels count as the same coordinate.")
+    screen_hash_distance: int = Field(4, ge=0, le=64, description="dHash Hamming distance at or below which two screens are 'unchanged'.")
+    oscillation_period: int = Field(2, ge=2, le=4, description="Detect A-B-A-B loops of this period (2 = A-B-A-B).")
+    oscillation_repeats: int = Field(2, ge=2, le=6, description="How many full periods make an oscillation.")
+
+
+class ActionEffectConfig(_Section):
+    mode: Mode = Field("cascade", description="rules | vlm | cascade | off.")
+    hash_distance: int = Field(2, ge=0, le=64, description="dHash Hamming distance at or below which the screen did not change.")
+    region_pad_px: int = Field(48, ge=0, description="Padding around the targeted element when diffing the region it occupies.")
+    check_text_fields: bool = Field(True, description="Check typed text landed in the field the step's summary names.")
+
+
+class InterferenceConfig(_Section):
+    mode: Mode = Field("cascade", description="rules | vlm | cascade | off.")
+    min_score: float = Field(0.6, ge=0.0, le=1.0, description="Evidence score at or above which an overlay is reported.")
+    uncertain_score: float = Field(0.3, ge=0.0, le=1.0, description="Scores between this and min_score are 'uncertain' (the cascade asks the model).")
+    lexicon_file: Optional[str] = Field(None, description="A YAML file that replaces the built-in interruption lexicon.")
+
+
+class TaskAlignmentConfig(_Section):
+    mode: Mode = Field("cascade", description="rules | vlm | cascade | off.")
+    check_completion_claims: bool = Field(True, description="Check a `status: complete` claim before letting it through.")
+    min_goal_overlap: float = Field(0.15, ge=0.0, le=1.0, description="Share of goal keywords a screen must show to count as on-task for a completion claim.")
+
+
+class RecoveryConfig(_Section):
+    budget: int = Field(3, ge=1, le=20, description="Most actions one recovery session may take (paper: a bounded session).")
+    max_sessions: int = Field(8, ge=0, le=100, description="Most recovery sessions per episode.")
+    cooldown: int = Field(2, ge=0, le=50, description="Steps after a session before the same diagnoser may trigger again on the same screen.")
+    priority: list[str] = Field(default_factory=lambda: ["interference", "stuck_loop", "action_effect", "task_alignment"],
+                                description="Which finding wins when several report a problem.")
+    mode: Literal["rules", "vlm"] = Field("rules", description="Recovery tier: deterministic rules or the VLM recovery agent.")
+
+    @field_validator("priority")
+    @classmethod
+    def _known(cls, v: list[str]) -> list[str]:
+        bad = [x for x in v if x not in DIAGNOSERS]
+        if bad or sorted(v) != sorted(set(v)):
+            raise ValueError(f"priority={v} must list distinct diagnosers from {', '.join(DIAGNOSERS)}")
+        return v
+
+
+class VLMConfig(_Section):
+    base_url: Optional[str] = Field(None, description="OpenAI-compatible endpoint; default $TTIR_VLM_BASE_URL.")
+    model: Optional[str] = Field(None, description="Model name; default $TTIR_VLM_MODEL.")
+    api_key: Optional[str] = Field(None, description="API key; default $TTIR_VLM_API_KEY (or 'EMPTY' for local servers).")
+    timeout_s: float = Field(30.0, gt=0, description="Per-request timeout in seconds.")
+    max_retries: int = Field(3, ge=0, le=10, description="Retries on timeouts, 429 and 5xx (exponential backoff).")
+    temperature: float = Field(0.1, ge=0.0, le=2.0, description="Sampling temperature (paper: 0.1).")
+    max_tokens: int = Field(512, ge=16, description="Reply token limit.")
+    image_max_side: int = Field(1280, ge=128, description="Screenshots are downscaled so their longer side is at most this.")
+
+
+class PromptsConfig(_Section):
+    diagnose: str = Field("diagnose", description="Prompt name in prompts/ or a path to your own file.")
+    alternative_action: str = Field("alternative_action", description="Recovery prompt (name or path).")
+    dismiss_interference: str = Field("dismiss_interference", description="Recovery prompt (name or path).")
+    re_orientation: str = Field("re_orientation", description="Recovery prompt (name or path).")
+
+
+class CascadeConfig(_Section):
+    every_n_steps: int = Field(0, ge=0, description="Also call the model every N steps regardless of the rules (0 = never).")
+    history: int = Field(4, ge=0, le=20, description="How many past steps the diagnoser prompt shows.")
+
+
+class TTIRConfig(BaseModel):
+    """All settings of ``ttir.guard``. Load with :meth:`from_yaml`; every field is documented."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    enabled: bool = Field(True, description="False turns the guard into a pass-through.")
+    stuck_loop: StuckLoopConfig = Field(default_factory=StuckLoopConfig)
+    action_effect: ActionEffectConfig = Field(default_factory=ActionEffectConfig)
+    interference: InterferenceConfig = Field(default_factory=InterferenceConfig)
+    task_alignment: TaskAlignmentConfig = Field(default_factory=TaskAlignmentConfig)
+    recovery: RecoveryConfig = Field(default_factory=RecoveryConfig)
+    cascade: CascadeConfig = Field(default_factory=CascadeConfig)
+    vlm: VLMConfig = Field(default_factory=VLMConfig)
+    prompts: PromptsConfig = Field(default_factory=PromptsConfig)
+
+    # -- constructors --------------------------------------------------------------
+    @classmethod
+    def from_yaml(cls, path: Union[str, Path]) -> "TTIRConfig":
+        p = Path(path)
+        if not p.exists():
+            raise FileNotFoundError(f"config file {p} does not exist")
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{p}: not valid YAML: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ValueError(f"{p}: expected a mapping of settings at the top level, got {type(data).__name__}")
+        return cls.from_dict(data, source=str(p))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "config") -> "TTIRConfig":
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            lines = []
+            for err in exc.errors():
+                key = ".".join(str(x) for x in err["loc"])
+                lines.append(f"{source}: {key}: {err['msg']} (got {err.get('input')!r})")
+            raise ValueError("invalid ttir config:\n  " + "\n  ".join(lines)) from None
+
+    @classmethod
+    def with_mode(cls, mode: Mode) -> "TTIRConfig":
+        """Every diagnoser in the same mode (``rules`` / ``vlm`` / ``cascade`` / ``off``)."""
+        cfg = cls()
+        for name in DIAGNOSERS:
+            getattr(cfg, name).mode = mode
+        cfg.enabled = mode != "off"
+        return cfg
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+    def override(self, dotted: dict[str, Any]) -> "TTIRConfig":
+        """A copy with ``{"stuck_loop.window": 4, …}`` applied (validated)."""
+        data = self.model_dump(mode="json")
+        for key, value in dotted.items():
+            node = data
+            parts = key.split(".")
+            for part in parts[:-1]:
+                if part not in node or not isinstance(node[part], dict):
+                    raise ValueError(f"unknown config key {key!r}: {part!r} is not a section; sections: {', '.join(k for k, v in data.items() if isinstance(v, dict))}")
+                node = node[part]
+            if parts[-1] not in node:
+                raise ValueError(f"unknown config key {key!r}; valid keys in that section: {', '.join(node)}")
+            node[parts[-1]] = value
+        return type(self).from_dict(data, source="override")
+
+    def modes(self) -> dict[str, str]:
+        return {name: getattr(self, name).mode for name in DIAGNOSERS}
+
+
+def env_vlm_settings(cfg: VLMConfig) -> dict[str, Any]:
+    """The effective endpoint settings: config first, then ``TTIR_VLM_*`` variables."""
+    return {
+        "base_url": cfg.base_url or os.environ.get("TTIR_VLM_BASE_URL"),
+        "model": cfg.model or os.environ.get("TTIR_VLM_MODEL") or "default",
+        "api_key": cfg.api_key or os.environ.get("TTIR_VLM_API_KEY") or "EMPTY",
+        "timeout_s": cfg.timeout_s,
+        "max_retries": cfg.max_retries,
+    }
