@@ -1,5 +1,10 @@
 """The benchmark: Device protocol, the simulated phone, apps, tasks and the episode loop."""
 
+from loguru import logger as _logger
+
+_logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
+
+
 from benchmark.device import ActionError, Device, DeviceError, DeviceSettings
 from benchmark.episode import EpisodeResult, StepLog, run_episode
 from benchmark.sim.device import SimDevice

@@ -1,1 +1,32 @@
-"""perturb package."""
+"""Perturbations: the 24 AndroidReality perturbations and the 10 AnTrap traps, over any device.
+
+``make(name, **overrides)`` builds one from its YAML profile; ``REGISTRY`` lists them;
+``PerturbedDevice(device, perturbations, seed=…)`` runs them around any device."""
+
+from loguru import logger as _logger
+
+_logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
+
+
+from perturb.base import Magnitude, Params, Perturbation
+from perturb.device import Event, PerturbationContext, PerturbedDevice
+from perturb.registry import ANDROIDREALITY, ANTRAP, REGISTRY, Profile, make, make_all, names
+from perturb.timing import Persistence, Timing
+
+__all__ = [
+    "ANDROIDREALITY",
+    "ANTRAP",
+    "Event",
+    "Magnitude",
+    "Params",
+    "Persistence",
+    "PerturbationContext",
+    "PerturbedDevice",
+    "Perturbation",
+    "Profile",
+    "REGISTRY",
+    "Timing",
+    "make",
+    "make_all",
+    "names",
+]

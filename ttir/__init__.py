@@ -5,7 +5,12 @@ The guard and its config are imported lazily so that ``import ttir`` (and
 ``ttir.types``) never pull in the diagnosers.
 """
 
+
 from __future__ import annotations
+
+from loguru import logger as _logger
+
+_logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
 
 from typing import Any
 
@@ -19,6 +24,19 @@ _LAZY = {
     "AsyncGuardedAgent": ("ttir.guard", "AsyncGuardedAgent"),
     "TTIRConfig": ("ttir.config", "TTIRConfig"),
 }
+
+
+LOGGED_PACKAGES = ("ttir", "benchmark", "perturb", "diagnosers", "recoveries", "experiments")
+
+
+def enable_logging(level: str = "INFO") -> None:
+    """Turn on ttir's loguru logs (to stderr) at ``level``; libraries start quiet."""
+    import sys
+
+    for pkg in LOGGED_PACKAGES:
+        _logger.enable(pkg)
+    _logger.remove()
+    _logger.add(sys.stderr, level=level, format="<level>{level: <7}</level> {message}")
 
 
 def __getattr__(name: str) -> Any:

@@ -45,10 +45,16 @@ class ReferenceAgent:
         self.i += 1
         self.scrolls = 0
         self.scroll_dir = "down"
+        self._hid_keyboard = False
         return AgentStep(action=action, thought=f"Next step of the plan: {step.describe()}.", summary=step.describe())
 
     def _reveal(self, step: PlanStep, obs: Observation) -> AgentStep:
-        """The target is not visible: scroll down, then up, looking for it."""
+        """The target is not visible: hide the keyboard if it covers the screen, then
+        scroll down, then up, looking for it."""
+        if any("inputmethod" in e.package for e in obs.elements) and not getattr(self, "_hid_keyboard", False):
+            self._hid_keyboard = True
+            return AgentStep(action=Action(action_type="navigate_back"),
+                             thought="The keyboard hides part of the screen; close it first.", summary="Hide the keyboard")
         self.scrolls += 1
         if self.scrolls > MAX_REVEAL_SCROLLS:
             if self.scroll_dir == "down":

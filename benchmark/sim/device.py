@@ -102,6 +102,7 @@ class SimDevice:
         self.recents: list[str] = []
         self.overlay: Optional[str] = None  # "shade" | "recents"
         self.focus: Optional[_Focus] = None
+        self._reveal_focus = False
         self.stores = _Stores()
         self.actions = 0
         self.answers: list[str] = []
@@ -280,6 +281,7 @@ class SimDevice:
         if not self.focus.multiline:
             value = value.replace("\n", " ")
         self.focus.store[self.focus.key] = str(self.focus.store.get(self.focus.key, "")) + value
+        self._reveal_focus = True
         self._invalidate()
 
     def delete_char(self) -> None:
@@ -363,6 +365,9 @@ class SimDevice:
         root_w = Widget("column", cls="android.widget.FrameLayout")
         if main_kind == "app" and screen is not None and app is not None:
             root = lay_screen(screen, m, area, app.route.state, root_w)
+            if self._reveal_focus and self.focus is not None and _reveal(root, app.route.state, m):
+                root = lay_screen(screen, m, area, app.route.state, root_w)
+            self._reveal_focus = False
             on_outside = None
             if screen.dialog is not None:
                 ui = app.ui()
@@ -563,6 +568,7 @@ class SimDevice:
             if store is None:
                 return
             self.focus = _Focus(store, w.state["key"], bool(w.style.get("multiline")), w.on_submit)
+            self._reveal_focus = True
         elif w.kind == "slider":
             lo, hi = float(w.state.get("lo", 0)), float(w.state.get("hi", 1))
             a, b = slider_track(node, frame.metrics)
@@ -652,6 +658,39 @@ class SimDevice:
         node = self._scroll_target(frame, (x1, y1))  # type: ignore[arg-type]
         if node is not None and abs(dy) > abs(x2 - x1):  # type: ignore[operator]
             self._scroll_by(node, -dy / m.px_per_dp)
+
+
+def _reveal(root: Node, state: dict[str, Any], m: Metrics) -> bool:
+    """Scroll the focused field into view, as Android does when an EditText gains
+    focus or receives text; return whether an offset changed."""
+
+    def find(n: Node, scroller: Optional[Node]) -> Optional[tuple[Node, Node]]:
+        if n.widget.kind == "field" and n.widget.state.get("focused"):
+            return (n, scroller) if scroller is not None else None
+        inner = n if n.widget.kind == "scroll" else scroller
+        for c in n.children:
+            r = find(c, inner)
+            if r is not None:
+                return r
+        return None
+
+    hit = find(root, None)
+    if hit is None:
+        return False
+    field, sc = hit
+    vy1, vy2 = sc.vis[1], sc.vis[3]
+    fy1, fy2 = field.bounds[1], field.bounds[3]
+    margin = m.dp(8)
+    if fy1 >= vy1 and fy2 <= vy2:
+        return False
+    delta = (fy2 + margin - vy2) if fy2 > vy2 and (fy2 - fy1) < (vy2 - vy1) else (fy1 - margin - vy1)
+    key = sc.meta.get("scroll_key", "scroll")
+    max_off = max(0.0, sc.meta.get("content_h_dp", 0.0) - sc.meta.get("view_h_dp", 0.0))
+    new = max(0.0, min(max_off, float(sc.meta.get("offset_dp", 0.0)) + delta / m.px_per_dp))
+    if abs(new - float(state.get(key, 0.0) or 0.0)) < 0.5:
+        return False
+    state[key] = new
+    return True
 
 
 def _hit_node(n: Node, x: int, y: int) -> Optional[Node]:

@@ -207,19 +207,24 @@ KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 
 
 def keyboard(dev: "SimDevice") -> Widget:
+    # landscape keyboards are flatter (Gboard keeps about half the screen height)
+    key_h = 44 if dev.orientation == "portrait" else 30
+    key_sp = 18 if dev.orientation == "portrait" else 14
+
     def key(ch: str, label: str = "", weight: float = 1, on_click: Callable[[], Any] | None = None) -> Widget:
         return Widget(
             "button", text=label or ch, on_click=on_click or (lambda c=ch: dev.type_text(c)),
-            style={"variant": "filled", "bg": "key_bg", "color": "text", "weight": weight, "size": 18, "a11y": False},
+            style={"variant": "filled", "bg": "key_bg", "color": "text", "weight": weight, "size": key_sp,
+                   "a11y": False, "min_h": key_h, "vpad": 6},
         )
 
-    rows: list[Widget] = [spacer(8)]
+    rows: list[Widget] = [spacer(4)]
     for r in KEY_ROWS:
         rows.append(row(*[key(c) for c in r], gap=4, pad=0))
     def icon_key(icon: str, desc: str, on_click: Callable[[], Any]) -> Widget:
         return Widget("icon_button", desc=desc, on_click=on_click,
-                      style={"icon": icon, "bg": "key_bg", "weight": 1.5, "a11y": False})
+                      style={"icon": icon, "bg": "key_bg", "weight": 1.5, "a11y": False, "box": key_h})
 
     rows.append(row(icon_key("back", "Delete", dev.delete_char), key(" ", "space", 5),
                     icon_key("check", "Enter", dev.keyboard_enter), gap=4))
-    return column(*rows, id="keyboard_holder", pad=6, gap=6, bg="keyboard_bg")
+    return column(*rows, id="keyboard_holder", pad=6, gap=4 if dev.orientation == "portrait" else 2, bg="keyboard_bg")

@@ -58,7 +58,7 @@ def intrinsic_width(w: Widget, m: Metrics, avail: int) -> int:
         px = m.sp(_style(w, "size", 15))
         return min(avail, max(m.dp(64), text_width(w.text, px) + m.dp(48)))
     if k == "icon_button":
-        return m.dp(48)
+        return m.dp(_style(w, "box", 48))
     if k == "image":
         return m.dp(_style(w, "box", 40))
     if k == "switch":
@@ -92,11 +92,11 @@ def lay(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
     if k == "button":
         px = m.sp(_style(w, "size", 15))
         lines = wrap(w.text, px, max(1, width - m.dp(32)), 2)
-        h = max(m.dp(48), len(lines) * line_height(px) + m.dp(20))
+        h = max(m.dp(_style(w, "min_h", 48)), len(lines) * line_height(px) + m.dp(_style(w, "vpad", 20)))
         return Node(w, (x, y, x + width, y + h), lines=lines, font_px=px)
     if k == "icon_button":
-        s = m.dp(48)
-        return Node(w, (x, y, x + s, y + s))
+        s = m.dp(_style(w, "box", 48))
+        return Node(w, (x, y, x + (width if _style(w, "weight", 0) else s), y + s))
     if k == "image":
         s = m.dp(_style(w, "box", 40))
         return Node(w, (x, y, x + width if _style(w, "fill", False) else x + s, y + s))

@@ -9,7 +9,6 @@ import importlib
 import sys
 from typing import Optional, Sequence
 
-from loguru import logger
 
 # module name -> one-line help, in the order `ttir --help` shows them
 COMMANDS: dict[str, str] = {
@@ -45,8 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     import os
 
-    logger.remove()
-    logger.add(sys.stderr, level=os.environ.get("TTIR_LOG", "INFO"), format="<level>{level: <7}</level> {message}")
+    from ttir import enable_logging
+
+    enable_logging(os.environ.get("TTIR_LOG", "INFO"))
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):

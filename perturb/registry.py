@@ -1,0 +1,134 @@
+"""The perturbation registry: YAML profiles in ``perturb/profiles/`` carry each
+perturbation's class, component, description and the paper's default parameters;
+``make(name, **overrides)`` builds one.
+
+Overrides may be flat (``font_scale=1.5``, ``trigger_step=3``) when the name is
+unique across the three sections, or dotted (``**{"timing.trigger_step": 3}``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Optional
+
+import yaml
+from pydantic import ValidationError
+
+from perturb.base import Params, Perturbation
+from perturb.timing import Persistence, Timing
+
+SECTIONS = ("magnitude", "timing", "persistence")
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    cls_path: str
+    component: str
+    description: str
+    layer: Optional[str] = None
+    defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
+    family: str = ""
+
+    @property
+    def cls(self) -> type[Perturbation]:
+        module, _, attr = self.cls_path.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def param_names(self) -> dict[str, str]:
+        """Every tunable parameter → its section."""
+        out: dict[str, str] = {}
+        models = {"magnitude": self.cls.magnitude_model, "timing": Timing, "persistence": Persistence}
+        for section, model in models.items():
+            for name in model.model_fields:
+                out[f"{section}.{name}"] = section
+        return out
+
+
+def _load_profiles() -> dict[str, Profile]:
+    out: dict[str, Profile] = {}
+    folder = resources.files("perturb").joinpath("profiles")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith((".yaml", ".yml")):
+            continue
+        data = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
+        for name, spec in data.items():
+            where = f"perturb/profiles/{entry.name}: {name}"
+            if name in out:
+                raise ValueError(f"{where}: perturbation defined twice")
+            missing = [k for k in ("class", "component", "description") if k not in spec]
+            if missing:
+                raise ValueError(f"{where}: missing key(s) {', '.join(missing)}")
+            unknown = sorted(set(spec) - {"class", "component", "description", "layer", *SECTIONS})
+            if unknown:
+                raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; expected class, component, description, layer, {', '.join(SECTIONS)}")
+            out[name] = Profile(
+                name=name,
+                cls_path=spec["class"],
+                component=spec["component"],
+                description=" ".join(str(spec["description"]).split()),
+                layer=spec.get("layer"),
+                defaults={s: dict(spec.get(s) or {}) for s in SECTIONS},
+                family=entry.name.rsplit(".", 1)[0],
+            )
+    return out
+
+
+REGISTRY: dict[str, Profile] = _load_profiles()
+
+ANDROIDREALITY = tuple(n for n, p in REGISTRY.items() if p.layer is None)
+ANTRAP = tuple(n for n, p in REGISTRY.items() if p.layer is not None)
+
+
+def names(component: Optional[str] = None) -> list[str]:
+    return [n for n, p in REGISTRY.items() if component is None or p.component == component]
+
+
+def make(name: str, **overrides: Any) -> Perturbation:
+    """Build perturbation ``name`` with the profile's defaults and ``overrides``."""
+    if name not in REGISTRY:
+        raise KeyError(f"unknown perturbation {name!r}; known perturbations: {', '.join(REGISTRY)}")
+    prof = REGISTRY[name]
+    sections = {s: dict(prof.defaults.get(s, {})) for s in SECTIONS}
+    valid = prof.param_names()
+    flat: dict[str, list[str]] = {}
+    for dotted in valid:
+        flat.setdefault(dotted.split(".", 1)[1], []).append(dotted)
+    for key, value in overrides.items():
+        if key in valid:
+            dotted = key
+        elif key in flat and len(flat[key]) == 1:
+            dotted = flat[key][0]
+        elif key in flat:
+            raise ValueError(f"{name}: parameter {key!r} is ambiguous; use one of {', '.join(flat[key])}")
+        else:
+            raise ValueError(f"{name}: unknown parameter {key!r}; valid parameters: {', '.join(sorted(valid))}")
+        section, field_name = dotted.split(".", 1)
+        sections[section][field_name] = value
+    cls = prof.cls
+    try:
+        params = Params.model_construct(
+            magnitude=cls.magnitude_model(**sections["magnitude"]),
+            timing=Timing(**sections["timing"]),
+            persistence=Persistence(**sections["persistence"]),
+        )
+    except ValidationError as exc:
+        detail = "; ".join(f"{'.'.join(str(x) for x in e['loc'])}={e.get('input')!r}: {e['msg']}" for e in exc.errors())
+        raise ValueError(f"{name}: invalid parameters: {detail}") from None
+    return cls(name, params, description=prof.description, component=prof.component, layer=prof.layer)  # type: ignore[arg-type]
+
+
+def make_all(spec: list[Any]) -> list[Perturbation]:
+    """Build a list from names or ``{name: {overrides}}`` mappings."""
+    out = []
+    for item in spec:
+        if isinstance(item, str):
+            out.append(make(item))
+        elif isinstance(item, dict) and len(item) == 1:
+            (n, ov), = item.items()
+            out.append(make(n, **(ov or {})))
+        else:
+            raise ValueError(f"perturbation entry {item!r} must be a name or a one-key mapping {{name: {{param: value}}}}")
+    return out

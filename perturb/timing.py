@@ -1,0 +1,78 @@
+"""When a perturbation fires (timing) and how long it lasts (persistence).
+
+Three trigger kinds, combinable:
+- a fixed ``trigger_step`` (fires when that many actions have been executed);
+- a per-step ``probability`` drawn from the perturbation's seeded stream;
+- a D-GARA-style semantic trigger: ``keywords`` matched against the current UI's
+  text / resource ids / content descriptions, firing when the share of matched
+  keywords reaches ``match_threshold`` (3 of 4 → 0.75).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Optional
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ttir.types import Observation
+
+
+class Timing(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    trigger_step: Optional[int] = Field(None, ge=0, description="Fire once this many actions have been executed (0 = before the first observation).")
+    probability: Optional[float] = Field(None, ge=0.0, le=1.0, description="Per-step firing probability (seeded).")
+    seed: Optional[int] = Field(None, description="Seed of the probability draws; default: derived from the episode seed.")
+    keywords: list[str] = Field(default_factory=list, description="Semantic trigger: words to look for in the current UI.")
+    match_threshold: float = Field(0.75, gt=0.0, le=1.0, description="Share of keywords that must match for the semantic trigger.")
+    window: Optional[tuple[int, int]] = Field(None, description="Only fire at steps in [start, end); end may exceed the budget.")
+    window_fraction: Optional[float] = Field(None, gt=0.0, le=1.0, description="Only fire within this leading share of the step budget (AnTrap: 0.8).")
+    max_triggers: Optional[int] = Field(1, ge=1, description="Most firings per episode (None = unlimited).")
+
+    @model_validator(mode="after")
+    def _window_ok(self) -> "Timing":
+        if self.window is not None and self.window[1] <= self.window[0]:
+            raise ValueError(f"timing.window={self.window} must be (start, end) with end > start")
+        return self
+
+    @property
+    def is_triggered(self) -> bool:
+        return self.trigger_step is not None or self.probability is not None or bool(self.keywords)
+
+    def keyword_score(self, obs: Optional[Observation]) -> float:
+        if not self.keywords or obs is None:
+            return 0.0
+        haystack = " ".join(
+            f"{e.text} {e.content_desc} {e.resource_id}" for e in obs.elements
+        ).lower()
+        hits = sum(1 for k in self.keywords if k.lower() in haystack)
+        return hits / len(self.keywords)
+
+    def fires(self, step: int, fired: int, rng: random.Random, obs: Optional[Observation] = None,
+              budget: Optional[int] = None) -> bool:
+        """Whether the trigger fires at ``step``. Draws from ``rng`` only when the
+        probability trigger is consulted, so schedules stay reproducible."""
+        if self.max_triggers is not None and fired >= self.max_triggers:
+            return False
+        if self.window is not None and not (self.window[0] <= step < self.window[1]):
+            return False
+        if self.window_fraction is not None and budget is not None and step >= int(budget * self.window_fraction):
+            return False
+        if self.trigger_step is not None and step < self.trigger_step:
+            return False
+        if self.keywords and self.keyword_score(obs) < self.match_threshold:
+            return False
+        if self.probability is not None:
+            return rng.random() < self.probability
+        if self.trigger_step is not None:
+            return True
+        return bool(self.keywords)
+
+
+class Persistence(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    duration_steps: Optional[int] = Field(None, ge=1, description="How many steps the effect lasts (None: the whole episode / until dismissed).")
+    restore_on_close: bool = Field(True, description="Restore changed device settings when the episode ends.")
+    settle_time_s: float = Field(0.0, ge=0.0, description="Seconds to wait after changing a setting on a real device.")
