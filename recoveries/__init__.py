@@ -1,6 +1,24 @@
-"""recoveries package."""
+"""Recovery strategies: alternative_action, dismiss_interference, re_orientation.
+
+Each has a deterministic rule tier and a VLM tier (prompts/ declares the problem,
+the target condition and the constraints)."""
+
+from __future__ import annotations
 
 from loguru import logger as _logger
 
 _logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
 
+from recoveries.alternative_action import AlternativeAction  # noqa: E402
+from recoveries.base import Recovery, RecoveryContext  # noqa: E402
+from recoveries.dismiss_interference import DismissInterference  # noqa: E402
+from recoveries.re_orientation import ReOrientation  # noqa: E402
+
+STRATEGY_FOR: dict[str, type[Recovery]] = {
+    "interference": DismissInterference,
+    "stuck_loop": AlternativeAction,
+    "action_effect": AlternativeAction,
+    "task_alignment": ReOrientation,
+}
+
+__all__ = ["AlternativeAction", "DismissInterference", "ReOrientation", "Recovery", "RecoveryContext", "STRATEGY_FOR"]

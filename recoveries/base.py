@@ -48,6 +48,46 @@ class Recovery(ABC):
         self.prompt = prompt
         self.cost = Cost()
 
-    @abstractmethod
     def next_step(self, ctx: RecoveryContext) -> Optional[AgentStep]:
-        """The next corrective step (source: recovery) or None."""
+        """The next corrective step, or None when there is nothing (left) to try.
+
+        ``vlm`` mode asks the recovery model (prompt declares problem, target condition
+        and constraints); if that fails the rule tier answers instead (fail open)."""
+        if self.mode == "vlm" and self.client is not None:
+            try:
+                step = self.client.propose(self.prompt or self.name, ctx)
+                self._count(step)
+                if step is not None and self.allowed(step, ctx):
+                    return step
+            except Exception as exc:  # noqa: BLE001 - a model failure must not stop the session
+                ctx.cache.setdefault("errors", []).append(f"{self.name} model: {exc}")
+        return self.rules(ctx)
+
+    async def anext_step(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        """Async variant: the model call goes through the async client."""
+        if self.mode == "vlm" and self.client is not None and hasattr(self.client, "apropose"):
+            try:
+                step = await self.client.apropose(self.prompt or self.name, ctx)
+                self._count(step)
+                if step is not None and self.allowed(step, ctx):
+                    return step
+            except Exception as exc:  # noqa: BLE001
+                ctx.cache.setdefault("errors", []).append(f"{self.name} model: {exc}")
+        return self.rules(ctx)
+
+    def _count(self, step: Any) -> None:
+        cost = getattr(self.client, "last_cost", None)
+        if isinstance(cost, Cost):
+            self.cost = self.cost + cost
+
+    def allowed(self, step: AgentStep, ctx: RecoveryContext) -> bool:
+        """Constraints a proposal must respect (overridden per strategy)."""
+        return step.action.action_type not in ("status", "answer")
+
+    @abstractmethod
+    def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        """The deterministic tier."""
+
+
+def recovery_step(action: Any, thought: str, summary: str) -> AgentStep:
+    return AgentStep(action=action, thought=thought, summary=summary, raw=None)

@@ -14,6 +14,8 @@ from typing import Optional, Sequence
 COMMANDS: dict[str, str] = {
     "tasks": "list the benchmark tasks",
     "demo": "solve a task with its reference solution on the simulated phone, saving screenshots and XML",
+    "perturbations": "list the perturbations (AndroidReality + AnTrap) with their defaults",
+    "show": "see what the agent sees: a task step clean vs under a perturbation",
 }
 
 EPILOG = """\
@@ -54,6 +56,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # `ttir … | head` closed the pipe: not an error
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

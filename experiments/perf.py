@@ -1,0 +1,110 @@
+"""Speed, measured not guessed: ``python -m experiments.perf``.
+
+Reports medians and ratios measured in ONE run (shared machines are noisy, so
+absolute numbers from different runs are not comparable; ratios within a run are).
+
+Sections:
+- ``sim``    the simulated device's step: execute + observe (render + XML) at 1080x2400;
+- ``guard``  the rule-tier guard's added time per step, and its ratio to a simulated step;
+- ``runner`` episodes per second of a small sweep with 1 and 2 worker processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from typing import Any, Callable, Optional
+
+
+def _pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    if not s:
+        return 0.0
+    k = min(len(s) - 1, max(0, int(round(q * (len(s) - 1)))))
+    return s[k]
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    return {"n": len(values), "median_ms": statistics.median(values) if values else 0.0,
+            "p95_ms": _pct(values, 0.95), "mean_ms": statistics.fmean(values) if values else 0.0}
+
+
+def measure_sim(rounds: int = 3) -> dict[str, Any]:
+    """Per-step cost of execute + observe over every task's reference solution."""
+    from benchmark import SimDevice, make_task, task_names
+    from benchmark.plan import ground
+
+    times: list[float] = []
+    device = SimDevice()
+    for _ in range(rounds):
+        for name in task_names():
+            task = make_task(name)
+            obs = device.reset(task)
+            for step in task.reference_solution():
+                action = ground(step, obs)
+                if action is None:
+                    break
+                t0 = time.perf_counter()
+                try:
+                    device.execute(action)
+                except Exception:  # noqa: BLE001 - a timing run, not a correctness run
+                    pass
+                obs = device.observe()
+                times.append((time.perf_counter() - t0) * 1000)
+    out = _stats(times)
+    out["screen"] = "1080x2400"
+    return out
+
+
+def measure_guard(rounds: int = 2) -> dict[str, Any]:
+    """The rule-tier guard's own time per step around the reference agent, clean runs."""
+    import ttir
+    from benchmark import SimDevice, make_task, run_episode, task_names
+    from benchmark.agents import ReferenceAgent
+
+    guard_ms: list[float] = []
+    step_ms: list[float] = []
+    device = SimDevice()
+    cfg = ttir.TTIRConfig.with_mode("rules")
+    for _ in range(rounds):
+        for name in task_names():
+            task = make_task(name)
+            agent = ttir.guard(ReferenceAgent(task.reference_solution()), config=cfg)
+            result = run_episode(device, task, agent)
+            guard_ms.extend(u.guard_ms for u in agent.report.usage)
+            step_ms.extend(s.timing_ms.get("device", 0.0) for s in result.trajectory if "device" in s.timing_ms)
+    g, s = _stats(guard_ms), _stats(step_ms)
+    return {"guard": g, "sim_step": s, "ratio_guard_to_step": (g["median_ms"] / s["median_ms"]) if s["median_ms"] else None}
+
+
+SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
+    "sim": measure_sim,
+    "guard": measure_guard,
+}
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.perf", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("sections", nargs="*", default=list(SECTIONS), help=f"which to run (default all): {', '.join(SECTIONS)}")
+    p.add_argument("--json", dest="json_path", default=None, help="also write the figures to this JSON file")
+    args = p.parse_args(argv)
+    unknown = [s for s in args.sections if s not in SECTIONS]
+    if unknown:
+        p.error(f"unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+    results: dict[str, Any] = {}
+    for name in args.sections:
+        print(f"measuring {name} …", file=sys.stderr)
+        results[name] = SECTIONS[name]()
+        print(f"{name}: {json.dumps(results[name], indent=2)}")
+    if args.json_path:
+        with open(args.json_path, "w", encoding="utf-8") as fh:
+            json.dump(results, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Alternative-action recovery: reach the same sub-goal by another route — re-ground
+the intended target in the current UI (text / description / id), scroll to reveal
+it, clear and retype into the right field — never the failed coordinate again
+(AndroidReality App. D.1 ① and ②)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from recoveries.base import Recovery, RecoveryContext, recovery_step
+from recoveries.ui import distinct_point, find_target, label, target_words
+from ttir.types import Action, AgentStep, StepRecord, UIElement
+
+TOLERANCE_PX = 24
+MAX_REVEAL = 2
+
+
+class AlternativeAction(Recovery):
+    name = "alternative_action"
+    handles = ("stuck_loop", "action_effect")
+
+    def _failed(self, ctx: RecoveryContext) -> Optional[StepRecord]:
+        """The agent step that failed (the last one the agent itself took)."""
+        for rec in reversed(ctx.history):
+            if rec.source == "agent":
+                return rec
+        return None
+
+    def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        failed = self._failed(ctx)
+        if failed is None:
+            return None
+        a = failed.step.action
+        obs = ctx.observation
+        if a.action_type == "input_text":
+            return self._retype(ctx, failed)
+        if not a.is_touch:
+            return None
+        words = list(ctx.finding.details.get("target_words") or []) or target_words(failed.step)
+        try:
+            old_point = a.point(failed.observation.elements)
+        except IndexError:
+            old_point = None
+        if not words and old_point is not None:
+            hit = failed.observation.element_at(*old_point, clickable_only=True)
+            if hit is not None and label(hit):
+                words = [label(hit)]
+        target = find_target(obs, words)
+        tried = [s.action.point(obs.elements) for s in ctx.taken if s.action.is_touch]
+        if target is not None:
+            avoid = old_point
+            x, y = distinct_point(target, avoid, TOLERANCE_PX)
+            if (x, y) in tried or (avoid is not None and abs(x - avoid[0]) + abs(y - avoid[1]) <= TOLERANCE_PX and target.area < 4 * TOLERANCE_PX ** 2):
+                # same spot again would repeat the failure: address the element by index instead
+                idx = obs.elements.index(target)
+                act = Action(action_type=a.action_type, index=idx)
+            else:
+                act = Action(action_type=a.action_type, x=x, y=y)
+            name = label(target) or target.short_id or "the target"
+            return recovery_step(
+                act,
+                f"The previous {a.action_type} did not take effect (it targeted a stale position). "
+                f"Re-ground '{name}' in the current screen instead of repeating the failed coordinate.",
+                f'{a.action_type.replace("_", " ").capitalize()} "{name}" at its current position',
+            )
+        reveals = sum(1 for s in ctx.taken if s.action.action_type == "scroll")
+        if words and reveals < MAX_REVEAL and any(e.scrollable for e in obs.elements):
+            direction = "down" if reveals == 0 else "up"
+            return recovery_step(Action(action_type="scroll", direction=direction),
+                                 f"'{words[0]}' is not visible; scroll to reveal it.", f"Scroll {direction} to find {words[0]}")
+        return None
+
+    def _retype(self, ctx: RecoveryContext, failed: StepRecord) -> Optional[AgentStep]:
+        """Text landed in the wrong field (or nowhere): type it into the field the step named,
+        then clear the misplaced copy."""
+        a = failed.step.action
+        text = a.text or ""
+        obs = ctx.observation
+        words = list(ctx.finding.details.get("intended_field_words") or []) or target_words(failed.step)
+        words = [w for w in words if w != text]
+        field = find_target(obs, words, editable=True)
+        done_right = field is not None and text and text in field.text
+        if field is not None and not done_right and not any(s.action.action_type == "input_text" and s.action.text == text for s in ctx.taken):
+            x, y = field.center
+            return recovery_step(
+                Action(action_type="input_text", text=text, x=x, y=y, clear_text=True),
+                f"The typed text did not land in the {label(field) or 'intended'} field; clear that field and type it there.",
+                f'Type "{text}" into {label(field) or field.short_id}',
+            )
+        wrong = self._misplaced(obs, text, field)
+        if wrong is not None and not any(s.action.action_type == "input_text" and s.action.text == "" and s.action.clear_text for s in ctx.taken):
+            x, y = wrong.center
+            return recovery_step(
+                Action(action_type="input_text", text="", x=x, y=y, clear_text=True),
+                f"'{text}' was typed into the wrong field ({wrong.hint or wrong.short_id}); clear it.",
+                f"Clear the misplaced text from {wrong.hint or wrong.short_id}",
+            )
+        return None
+
+    @staticmethod
+    def _misplaced(obs, text: str, right: Optional[UIElement]) -> Optional[UIElement]:
+        if not text:
+            return None
+        for e in obs.elements:
+            if e.editable and text in e.text and (right is None or e.bounds != right.bounds):
+                return e
+        return None
+
+    def allowed(self, step: AgentStep, ctx: RecoveryContext) -> bool:
+        if not super().allowed(step, ctx):
+            return False
+        failed = self._failed(ctx)
+        if failed is None or not step.action.is_touch or not failed.step.action.is_touch:
+            return True
+        p, q = step.action.point(ctx.observation.elements), failed.step.action.point(failed.observation.elements)
+        return p is None or q is None or abs(p[0] - q[0]) + abs(p[1] - q[1]) > TOLERANCE_PX

@@ -1,0 +1,125 @@
+"""UI reading shared by the rule-tier recoveries: button roles, target words, matching."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Iterable, Optional
+
+import yaml
+
+from ttir.types import AgentStep, Observation, UIElement
+
+_QUOTED = re.compile(r"[\"“”']([^\"“”']{1,60})[\"“”']")
+_STOP = {
+    "the", "a", "an", "to", "on", "in", "into", "of", "for", "and", "tap", "click", "press", "button", "field",
+    "type", "enter", "open", "select", "this", "that", "it", "then", "with", "my", "at", "by", "icon", "long",
+    "double", "next", "step", "plan", "scroll", "find", "text", "input", "go", "screen",
+}
+
+
+@lru_cache(maxsize=1)
+def button_words() -> dict[str, tuple[str, ...]]:
+    data = yaml.safe_load(resources.files("recoveries").joinpath("data/buttons.yaml").read_text(encoding="utf-8"))
+    return {role: tuple(str(w).lower() for w in words) for role, words in data.items()}
+
+
+def label(e: UIElement) -> str:
+    return (e.text or e.content_desc or "").strip()
+
+
+def _norm(s: str) -> str:
+    return " ".join(s.lower().replace("’", "'").split())
+
+
+def role_of(e: UIElement) -> str:
+    """dismiss / engage / neutral, from the button's wording (whole label first)."""
+    lab = _norm(label(e))
+    if not lab:
+        return "neutral"
+    words = button_words()
+    for role in ("dismiss", "engage"):
+        if lab in (_norm(w) for w in words[role]):
+            return role
+    for role in ("engage", "dismiss"):
+        for w in words[role]:
+            if len(w) > 2 and re.search(rf"\b{re.escape(_norm(w))}\b", lab):
+                return role
+    return "neutral"
+
+
+def dismiss_rank(e: UIElement) -> int:
+    """Preference among dismiss buttons (lower first): follows the lexicon order."""
+    lab = _norm(label(e))
+    for i, w in enumerate(button_words()["dismiss"]):
+        if lab == _norm(w):
+            return i
+    return 100
+
+
+def target_words(step: Optional[AgentStep]) -> list[str]:
+    """What the step meant to touch: quoted names first, then content words of its summary."""
+    if step is None:
+        return []
+    out: list[str] = []
+    for source in (step.summary, step.thought):
+        out.extend(m.strip() for m in _QUOTED.findall(source or ""))
+    if not out:
+        words = re.findall(r"[A-Za-z][A-Za-z0-9+&'-]*", step.summary or "")
+        out = [w for w in words if w.lower() not in _STOP]
+    seen: set[str] = set()
+    return [w for w in out if not (w.lower() in seen or seen.add(w.lower()))]
+
+
+def find_target(obs: Observation, words: Iterable[str], *, editable: Optional[bool] = None) -> Optional[UIElement]:
+    """The best visible element named by ``words`` (exact label, then id, then containment)."""
+    words = [w for w in words if w]
+    if not words:
+        return None
+    pool = [e for e in obs.elements if e.enabled and e.area > 0 and (editable is None or e.editable == editable)]
+    for w in words:  # exact text / description / hint
+        lw = _norm(w)
+        for e in pool:
+            if lw in (_norm(e.text), _norm(e.content_desc), _norm(e.hint)) and (e.clickable or e.editable or e.long_clickable):
+                return e
+        for e in pool:
+            if lw in (_norm(e.text), _norm(e.content_desc), _norm(e.hint)):
+                return _clickable_ancestor(obs, e) or e
+    for w in words:  # resource id
+        key = re.sub(r"[^a-z0-9]+", "_", w.lower()).strip("_")
+        for e in pool:
+            if key and e.short_id and (e.short_id == key or e.short_id.startswith(key + "_") or e.short_id.endswith("_" + key)):
+                return e
+    for w in words:  # containment, longest words only
+        lw = _norm(w)
+        if len(lw) < 4:
+            continue
+        for e in pool:
+            if lw in _norm(e.text) or lw in _norm(e.content_desc) or lw in _norm(e.hint):
+                return _clickable_ancestor(obs, e) or e
+    return None
+
+
+def _clickable_ancestor(obs: Observation, e: UIElement) -> Optional[UIElement]:
+    idx = e.parent
+    seen = 0
+    while idx is not None and seen < 6:
+        p = obs.elements[idx]
+        if p.clickable:
+            return p
+        idx, seen = p.parent, seen + 1
+    return None
+
+
+def distinct_point(e: UIElement, avoid: Optional[tuple[int, int]], tolerance: int) -> tuple[int, int]:
+    """A point inside ``e`` at least ``tolerance`` px from ``avoid`` when the element allows."""
+    cx, cy = e.center
+    if avoid is None or abs(cx - avoid[0]) + abs(cy - avoid[1]) > tolerance:
+        return (cx, cy)
+    x1, y1, x2, y2 = e.bounds
+    for fx, fy in ((0.3, 0.5), (0.7, 0.5), (0.5, 0.3), (0.5, 0.7), (0.2, 0.5), (0.8, 0.5)):
+        px, py = int(x1 + (x2 - x1) * fx), int(y1 + (y2 - y1) * fy)
+        if abs(px - avoid[0]) + abs(py - avoid[1]) > tolerance:
+            return (px, py)
+    return (cx, cy)

@@ -1,0 +1,42 @@
+"""``ttir perturbations``: list every perturbation with its component and defaults."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    p = sub.add_parser(
+        name, help=help_text,
+        description="List the 24 AndroidReality perturbations and the 10 AnTrap traps: component (state / transition "
+        "/ action, plus the AnTrap STAR layer), what each does, and its default parameters (magnitude / timing / "
+        "persistence). Override any parameter in a spec or with perturb.make(name, param=value).",
+    )
+    p.add_argument("--component", choices=["state", "transition", "action"], help="only this component")
+    p.add_argument("--params", action="store_true", help="also print every default parameter")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from perturb import REGISTRY
+
+    order = {"state": 0, "action": 1, "transition": 2}
+    rows = sorted((p for p in REGISTRY.values() if args.component is None or p.component == args.component),
+                  key=lambda p: ("STAR".index(p.layer) if p.layer else -1, order.get(p.component, 3)))
+    width = max(len(p.name) for p in rows)
+    for family, title in (("androidreality", "AndroidReality perturbations"), ("antrap", "AnTrap traps")):
+        group = [p for p in rows if (p.layer is None) == (family == "androidreality")]
+        if not group:
+            continue
+        print(f"{title} ({len(group)})")
+        for prof in group:
+            comp = prof.component + (f"/{prof.layer}" if prof.layer else "")
+            print(f"  {prof.name:<{width}}  {comp:<12}  {prof.description}")
+            if args.params:
+                for section, values in prof.defaults.items():
+                    if values:
+                        print(f"  {'':<{width}}  {'':<12}  {section}: " + ", ".join(f"{k}={v}" for k, v in values.items()))
+        print()
+    print(f"{len(rows)} perturbations. See one: ttir show ContactsAddContact --perturb {rows[0].name}")
+    return 0

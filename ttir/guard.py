@@ -1,0 +1,457 @@
+"""``ttir.guard(agent)``: Test-Time Introspective Recovery around any agent.
+
+ASGI-style middleware: the guarded agent has the same interface as the agent it
+wraps. Before each step it asks four diagnosers about the current screen and the
+history; on a problem it runs a bounded recovery session, then hands control back.
+Anything that goes wrong inside the guard is logged and recorded, and the wrapped
+agent's own step is used instead (fail open).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from loguru import logger
+
+from ttir.config import DIAGNOSERS, TTIRConfig
+from ttir.report import GuardReport, SessionRecord, StepUsage
+from ttir.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
+
+HISTORY_LIMIT = 64
+
+
+@dataclass
+class _Session:
+    record: SessionRecord
+    strategy: Any
+    finding: Any
+    taken: list[AgentStep] = field(default_factory=list)
+    signature: str = ""
+
+
+def screen_signature(obs: Observation) -> str:
+    """A cheap identity of what is on screen (package + node texts/ids/bounds)."""
+    h = hashlib.blake2b(digest_size=12)
+    h.update((obs.package or "").encode())
+    for e in obs.elements:
+        h.update(f"{e.class_name}|{e.resource_id}|{e.text}|{e.content_desc}|{e.bounds}|{e.checked}".encode())
+    return h.hexdigest()
+
+
+def _run_sync(coro: Any) -> Any:
+    """Drive a coroutine that never suspends (the sync path) to its result."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise RuntimeError("the guard's sync path tried to suspend; use an async agent for async components")
+
+
+class _Core:
+    """The guard's logic, shared by the sync and async agents. Model calls are the
+    only awaits; in the sync path they complete without suspending."""
+
+    def __init__(self, inner: Any, config: TTIRConfig, vlm: Any, is_async: bool):
+        from diagnosers import ActionEffectDiagnoser, InterferenceDiagnoser, StuckLoopDiagnoser, TaskAlignmentDiagnoser
+        from recoveries import STRATEGY_FOR
+
+        self.inner = inner
+        self.config = config
+        self.is_async = is_async
+        self.vlm = vlm
+        self.judge = None
+        self.recovery_model = None
+        if vlm is not None:
+            from diagnosers.vlm_judge import RecoveryModel, VLMJudge
+
+            self.judge = VLMJudge(vlm, config)
+            self.recovery_model = RecoveryModel(vlm, config)
+        classes = {
+            "stuck_loop": StuckLoopDiagnoser,
+            "action_effect": ActionEffectDiagnoser,
+            "interference": InterferenceDiagnoser,
+            "task_alignment": TaskAlignmentDiagnoser,
+        }
+        self.diagnosers = {n: classes[n](getattr(config, n), judge=self.judge) for n in DIAGNOSERS}
+        prompts = config.prompts
+        self.strategy_for = {
+            n: STRATEGY_FOR[n](mode=config.recovery.mode if vlm is not None else "rules", client=self.recovery_model,
+                               prompt=getattr(prompts, STRATEGY_FOR[n].name))
+            for n in DIAGNOSERS
+        }
+        self.reset("")
+
+    # -- episode state ----------------------------------------------------------------
+    def reset(self, goal: str) -> None:
+        self.goal = goal
+        self.history: list[StepRecord] = []
+        self.last: Optional[tuple[Observation, AgentStep, str]] = None
+        self.session: Optional[_Session] = None
+        self.handled: dict[str, tuple[int, str]] = {}  # diagnoser -> (step closed, screen signature)
+        self.report = GuardReport(goal=goal)
+        self.t = 0
+        self.new_events: list[dict[str, Any]] = []
+        self.all_events: list[dict[str, Any]] = []
+        self.usage: Optional[StepUsage] = None
+        self.inner_step: Optional[AgentStep] = None
+
+    def event(self, kind: str, **data: Any) -> None:
+        e = {"step": self.t, "type": kind, **data}
+        self.new_events.append(e)
+        self.all_events.append(e)
+
+    # -- one step ---------------------------------------------------------------------
+    async def step(self, obs: Observation) -> AgentStep:
+        self.inner_step = None
+        self._inner_ms = 0.0
+        self.usage = StepUsage(step=self.t)
+        t0 = time.perf_counter()
+        try:
+            if not self.config.enabled:
+                out, source = await self.call_inner(obs), "agent"
+            else:
+                out, source = await self.decide(obs)
+        except Exception as exc:  # noqa: BLE001 - fail open: the wrapped agent's own step
+            logger.opt(exception=exc).warning("ttir guard failed at step {}; using the agent's own step", self.t)
+            self.report.errors.append({"step": self.t, "error": f"{type(exc).__name__}: {exc}",
+                                       "traceback": traceback.format_exc(limit=6)})
+            self.event("guard_error", error=f"{type(exc).__name__}: {exc}")
+            self.session = None
+            out = self.inner_step if self.inner_step is not None else await self.call_inner(obs)
+            source = "agent"
+        self.last = (obs, out, source)
+        self.usage.source = source  # type: ignore[assignment]
+        self.usage.guard_ms = (time.perf_counter() - t0) * 1000 - self._inner_ms
+        self.report.usage.append(self.usage)
+        self.report.steps += 1
+        self.t += 1
+        return out
+
+    _inner_ms = 0.0
+
+    async def call_inner(self, obs: Observation) -> AgentStep:
+        t0 = time.perf_counter()
+        result = self.inner.step(obs)
+        if self.is_async:
+            result = await result
+        self._inner_ms = (time.perf_counter() - t0) * 1000
+        self.inner_step = as_step(result)
+        return self.inner_step
+
+    async def decide(self, obs: Observation) -> tuple[AgentStep, str]:
+        from diagnosers.base import DiagnosisContext
+
+        self._inner_ms = 0.0
+        if self.last is not None:
+            o, s, src = self.last
+            self.history.append(StepRecord(observation=o, step=s, source=src))  # type: ignore[arg-type]
+            del self.history[:-HISTORY_LIMIT]
+        ctx = DiagnosisContext(goal=self.goal, observation=obs, history=list(self.history))
+        sig = screen_signature(obs)
+
+        # 1. an open recovery session: is its target condition met?
+        if self.session is not None:
+            step = await self.continue_session(ctx, sig)
+            if step is not None:
+                return step, "recovery"
+
+        # 2. diagnose
+        findings = []
+        for name in self.config.recovery.priority:
+            f = await self.diagnose(name, ctx)
+            if f is not None:
+                findings.append(f)
+        # 3. on a problem, open a session for the highest-priority finding
+        for f in findings:
+            if f.problem and self.may_open(f.diagnoser, sig):
+                step = await self.open_session(f, ctx, sig)
+                if step is not None:
+                    return step, "recovery"
+        # 4. the wrapped agent acts; a completion claim is checked first
+        step = await self.call_inner(obs)
+        if step.action.action_type == "status" and step.action.goal_status == "complete":
+            blocked = await self.check_claim(ctx, step, sig)
+            if blocked is not None:
+                return blocked, "recovery"
+        return step, "agent"
+
+    # -- diagnosis ----------------------------------------------------------------------
+    async def diagnose(self, name: str, ctx: Any) -> Any:
+        d = self.diagnosers[name]
+        if d.mode == "off":
+            return None
+        try:
+            if self.is_async and self.judge is not None and self._needs_model(d, ctx):
+                await self.judge.ajudge(ctx)  # fills ctx.cache; diagnose() below reuses it
+            f = d.diagnose(ctx)
+        except Exception as exc:  # noqa: BLE001 - one failing diagnoser (or model) must not stop the others
+            self.report.errors.append({"step": self.t, "diagnoser": name, "error": f"{type(exc).__name__}: {exc}"})
+            self.event("diagnoser_error", diagnoser=name, error=f"{type(exc).__name__}: {exc}")
+            try:
+                f = d.rules(ctx)  # fall back to the free tier
+                f.evidence.append(f"model unavailable: {type(exc).__name__}")
+            except Exception:  # noqa: BLE001
+                return None
+        self._account(f.cost)
+        record = {"step": self.t, **f.to_dict()}
+        self.report.findings.append(record)
+        self.event("finding", **{k: record[k] for k in ("diagnoser", "problem", "verdict", "tier", "confidence", "evidence")})
+        return f
+
+    def _needs_model(self, d: Any, ctx: Any) -> bool:
+        if d.mode == "vlm":
+            return True
+        if d.mode != "cascade":
+            return False
+        if self.judge.scheduled(ctx):
+            return True
+        return d.rules(ctx).uncertain
+
+    def _account(self, cost: Any) -> None:
+        if cost is None or self.usage is None:
+            return
+        self.usage.model_calls += cost.model_calls
+        self.usage.prompt_tokens += cost.prompt_tokens
+        self.usage.completion_tokens += cost.completion_tokens
+        self.usage.model_latency_s += cost.latency_s
+
+    # -- sessions ---------------------------------------------------------------------------
+    def may_open(self, diagnoser: str, sig: str) -> bool:
+        rc = self.config.recovery
+        if len(self.report.sessions) >= rc.max_sessions:
+            return False
+        last = self.handled.get(diagnoser)
+        if last is not None:
+            closed_at, handled_sig = last
+            if self.t - closed_at < rc.cooldown or handled_sig == sig:
+                return False  # no ping-pong on a screen this diagnoser just handled
+        return True
+
+    async def open_session(self, finding: Any, ctx: Any, sig: str) -> Optional[AgentStep]:
+        strategy = self.strategy_for[finding.diagnoser]
+        rec = SessionRecord(id=len(self.report.sessions) + 1, diagnoser=finding.diagnoser, strategy=strategy.name,
+                            opened_at=self.t, trigger={k: v for k, v in finding.to_dict().items() if k != "details"})
+        session = _Session(rec, strategy, finding, signature=sig)
+        step = await self.next_recovery(session, ctx)
+        if step is None:
+            self.handled[finding.diagnoser] = (self.t, sig)  # nothing to try here: do not ask again on this screen
+            self.event("recovery_unavailable", diagnoser=finding.diagnoser, strategy=strategy.name)
+            return None
+        self.report.sessions.append(rec)
+        self.session = session
+        self.event("session_opened", session=rec.id, diagnoser=finding.diagnoser, strategy=strategy.name,
+                   verdict=finding.verdict, evidence=finding.evidence)
+        return self.take(session, step)
+
+    async def continue_session(self, ctx: Any, sig: str) -> Optional[AgentStep]:
+        s = self.session
+        assert s is not None
+        if await self.target_met(s, ctx):
+            self.close(s, "resolved", sig)
+            return None
+        if len(s.taken) >= self.config.recovery.budget:
+            self.close(s, "budget_spent", sig)
+            return None
+        step = await self.next_recovery(s, ctx)
+        if step is None:
+            self.close(s, "exhausted", sig)
+            return None
+        return self.take(s, step)
+
+    async def target_met(self, s: _Session, ctx: Any) -> bool:
+        check = getattr(s.strategy, "target_met", None)
+        if callable(check):
+            verdict = check(ctx, s.finding)
+            if verdict is not None:
+                return bool(verdict)
+        name = s.record.diagnoser
+        d = self.diagnosers["action_effect" if name == "stuck_loop" else name]
+        if d.mode == "off":
+            d = self.diagnosers[name]
+        if self.is_async and self.judge is not None and self._needs_model(d, ctx):
+            await self.judge.ajudge(ctx)
+        f = d.diagnose(ctx)
+        self._account(f.cost)
+        if name in ("stuck_loop", "action_effect"):
+            return f.verdict != "no"
+        return not f.problem
+
+    async def next_recovery(self, s: _Session, ctx: Any) -> Optional[AgentStep]:
+        from recoveries.base import RecoveryContext
+
+        rctx = RecoveryContext(goal=self.goal, observation=ctx.observation, history=ctx.history, finding=s.finding,
+                               taken=list(s.taken), budget=self.config.recovery.budget)
+        before = s.strategy.cost
+        if self.is_async:
+            step = await s.strategy.anext_step(rctx)
+        else:
+            step = s.strategy.next_step(rctx)
+        delta = s.strategy.cost
+        if delta is not before:
+            from diagnosers.base import Cost
+
+            self._account(Cost(model_calls=delta.model_calls - before.model_calls,
+                               prompt_tokens=delta.prompt_tokens - before.prompt_tokens,
+                               completion_tokens=delta.completion_tokens - before.completion_tokens,
+                               latency_s=delta.latency_s - before.latency_s))
+        for err in rctx.cache.get("errors", []):
+            self.report.errors.append({"step": self.t, "strategy": s.strategy.name, "error": err})
+        return step
+
+    def take(self, s: _Session, step: AgentStep) -> AgentStep:
+        s.taken.append(step)
+        s.record.actions.append(step.action.to_dict())
+        self.event("recovery_step", session=s.record.id, strategy=s.strategy.name, action=step.action.to_dict(),
+                   summary=step.summary)
+        return step
+
+    def close(self, s: _Session, outcome: str, sig: str) -> None:
+        s.record.outcome = outcome  # type: ignore[assignment]
+        s.record.closed_at = self.t
+        self.handled[s.record.diagnoser] = (self.t, sig)
+        self.session = None
+        self.event("session_closed", session=s.record.id, outcome=outcome, steps=len(s.taken))
+        self.notify(s, outcome)
+
+    def notify(self, s: _Session, outcome: str) -> None:
+        hook = getattr(self.inner, "on_recovery", None)
+        if not callable(hook):
+            return
+        what = {
+            "interference": "an interruption was dismissed",
+            "stuck_loop": "a repeated action that had no effect was replaced by another route",
+            "action_effect": "an action that had no visible effect was redone another way",
+            "task_alignment": "the task's context was restored",
+        }[s.record.diagnoser]
+        message = f"{what}; continue: {self.goal}" if outcome == "resolved" else f"recovery stopped ({outcome}); continue: {self.goal}"
+        try:
+            hook({"diagnoser": s.record.diagnoser, "strategy": s.strategy.name, "outcome": outcome,
+                  "actions": list(s.record.actions), "message": message})
+        except Exception as exc:  # noqa: BLE001 - an agent's hook must not break the guard
+            self.report.errors.append({"step": self.t, "hook": "on_recovery", "error": str(exc)})
+
+    async def check_claim(self, ctx: Any, step: AgentStep, sig: str) -> Optional[AgentStep]:
+        cfg = self.config.task_alignment
+        d = self.diagnosers["task_alignment"]
+        if not cfg.check_completion_claims or d.mode == "off":
+            return None
+        ctx.pending = step
+        try:
+            if self.is_async and self.judge is not None and self._needs_model(d, ctx):
+                await self.judge.ajudge(ctx)
+            f = d.diagnose(ctx)
+        finally:
+            ctx.pending = None
+        self._account(f.cost)
+        self.report.findings.append({"step": self.t, "claim": True, **f.to_dict()})
+        self.event("finding", diagnoser=f.diagnoser, problem=f.problem, verdict=f.verdict, tier=f.tier,
+                   confidence=f.confidence, evidence=f.evidence, claim=True)
+        if not f.problem or not self.may_open("task_alignment", sig):
+            return None
+        out = await self.open_session(f, ctx, sig)
+        if out is not None:
+            self.report.blocked_claims += 1
+            self.event("claim_blocked", evidence=f.evidence)
+        return out
+
+    def pop_events(self) -> list[dict[str, Any]]:
+        out, self.new_events = self.new_events, []
+        return out
+
+    def finish(self) -> None:
+        if self.session is not None:
+            self.session.record.outcome = "episode_end"
+            self.session.record.closed_at = self.t
+            self.session = None
+
+
+class GuardedAgent:
+    """A guarded agent: same ``reset(goal)`` / ``step(obs)`` interface as the one it wraps."""
+
+    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Any = None):
+        self.inner = as_agent(agent)
+        self.config = config or TTIRConfig()
+        self._core = _Core(self.inner, self.config, vlm, is_async=False)
+
+    @property
+    def name(self) -> str:
+        return f"guard({getattr(self.inner, 'name', type(self.inner).__name__)})"
+
+    def reset(self, goal: str) -> None:
+        self._core.finish()
+        self.inner.reset(goal)
+        self._core.reset(goal)
+
+    def step(self, obs: Observation) -> AgentStep:
+        return _run_sync(self._core.step(obs))
+
+    @property
+    def report(self) -> GuardReport:
+        return self._core.report
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Every finding / session event so far this episode."""
+        return list(self._core.all_events)
+
+    def pop_events(self) -> list[dict[str, Any]]:
+        """The events since the last call (the episode loop stores them per step)."""
+        return self._core.pop_events()
+
+    def __getattr__(self, name: str) -> Any:
+        # ASGI-style transparency: anything else is the wrapped agent's
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+class AsyncGuardedAgent(GuardedAgent):
+    """The guard around an agent whose ``step`` is ``async def``; model calls use the async client."""
+
+    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Any = None):
+        self.inner = agent
+        self.config = config or TTIRConfig()
+        self._core = _Core(agent, self.config, vlm, is_async=True)
+
+    def reset(self, goal: str) -> None:
+        self._core.finish()
+        reset = getattr(self.inner, "reset", None)
+        if callable(reset):
+            reset(goal)
+        self._core.reset(goal)
+
+    async def step(self, obs: Observation) -> AgentStep:  # type: ignore[override]
+        return await self._core.step(obs)
+
+
+def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Any = None) -> GuardedAgent:
+    """Wrap ``agent`` with Test-Time Introspective Recovery.
+
+    ``config`` is a :class:`TTIRConfig`, a path to a YAML file, or None (defaults);
+    ``vlm`` is a :class:`ttir.vlm.VLMClient` (or None: rules only, unless the config's
+    endpoint or ``TTIR_VLM_BASE_URL`` is set and a diagnoser asks for the model).
+    An agent whose ``step`` is ``async def`` gets an :class:`AsyncGuardedAgent`.
+    """
+    if isinstance(config, str):
+        config = TTIRConfig.from_yaml(config)
+    cfg = config or TTIRConfig()
+    if vlm is None and any(m in ("vlm", "cascade") for m in cfg.modes().values()):
+        vlm = _client_from_config(cfg, is_async_agent(agent))
+    if is_async_agent(agent):
+        return AsyncGuardedAgent(agent, cfg, vlm)
+    return GuardedAgent(agent, cfg, vlm)
+
+
+def _client_from_config(cfg: TTIRConfig, is_async: bool) -> Any:
+    from ttir.config import env_vlm_settings
+
+    if not env_vlm_settings(cfg.vlm)["base_url"]:
+        return None  # no endpoint: cascade diagnosers fall back to their rules
+    from ttir.vlm import VLMClient
+
+    return VLMClient(cfg.vlm)

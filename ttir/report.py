@@ -1,0 +1,99 @@
+"""What the guard did: findings, recovery sessions, model usage, errors."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Outcome = Literal["open", "resolved", "budget_spent", "exhausted", "episode_end", "error"]
+
+
+class SessionRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    diagnoser: str
+    strategy: str
+    opened_at: int
+    closed_at: Optional[int] = None
+    trigger: dict[str, Any] = Field(default_factory=dict)  # the finding that opened it
+    actions: list[dict[str, Any]] = Field(default_factory=list)
+    outcome: Outcome = "open"
+
+    @property
+    def resolved(self) -> bool:
+        return self.outcome == "resolved"
+
+
+class StepUsage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    step: int
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model_latency_s: float = 0.0
+    guard_ms: float = 0.0  # time spent inside the guard, model calls included
+    source: Literal["agent", "recovery"] = "agent"
+
+
+class GuardReport(BaseModel):
+    """Serialisable into the episode trajectory (``to_dict``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    goal: str = ""
+    steps: int = 0
+    findings: list[dict[str, Any]] = Field(default_factory=list)
+    sessions: list[SessionRecord] = Field(default_factory=list)
+    usage: list[StepUsage] = Field(default_factory=list)
+    errors: list[dict[str, Any]] = Field(default_factory=list)
+    blocked_claims: int = 0
+
+    @property
+    def model_calls(self) -> int:
+        return sum(u.model_calls for u in self.usage)
+
+    @property
+    def tokens(self) -> int:
+        return sum(u.prompt_tokens + u.completion_tokens for u in self.usage)
+
+    @property
+    def recovery_steps(self) -> int:
+        return sum(1 for u in self.usage if u.source == "recovery")
+
+    def triggers(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for s in self.sessions:
+            out[s.diagnoser] = out.get(s.diagnoser, 0) + 1
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        n = max(1, self.steps)
+        return {
+            "steps": self.steps,
+            "sessions": len(self.sessions),
+            "resolved": sum(1 for s in self.sessions if s.resolved),
+            "triggers": self.triggers(),
+            "recovery_steps": self.recovery_steps,
+            "model_calls": self.model_calls,
+            "model_calls_per_step": self.model_calls / n,
+            "tokens": self.tokens,
+            "guard_ms_median": _median([u.guard_ms for u in self.usage]),
+            "errors": len(self.errors),
+            "blocked_claims": self.blocked_claims,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.model_dump(mode="json")
+        d["summary"] = self.summary()
+        return d
+
+
+def _median(values: list[float]) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
