@@ -148,9 +148,24 @@ def _t(target: Target | str, editable: Optional[bool] = None) -> Target:
 # -- grounding ----------------------------------------------------------------------
 
 
-def find(obs: Observation, target: Target) -> Optional[UIElement]:
-    """The ``nth`` visible, enabled element matching ``target`` (usable elements first)."""
+def actionable(obs: Observation, e: UIElement) -> bool:
+    """Whether touching ``e`` can do something: it or an ancestor takes touches."""
+    idx: Optional[int] = obs.elements.index(e)
+    hops = 0
+    while idx is not None and hops < 8:
+        node = obs.elements[idx]
+        if node.clickable or node.long_clickable or node.editable:
+            return True
+        idx, hops = node.parent, hops + 1
+    return False
+
+
+def find(obs: Observation, target: Target, *, touchable: bool = False) -> Optional[UIElement]:
+    """The ``nth`` visible, enabled element matching ``target``; with ``touchable``
+    only elements a touch can act on (a screen title with the same words is not a button)."""
     hits = [e for e in obs.elements if target.matches(e) and e.enabled and e.area > 0]
+    if touchable:
+        hits = [e for e in hits if actionable(obs, e)]
     if len(hits) <= target.nth:
         return None
     return hits[target.nth]
@@ -191,9 +206,15 @@ def ground(step: PlanStep, obs: Observation) -> Optional[Action]:
         w, h = obs.screen_size
         return Action(action_type="swipe", x=w // 2, y=5, x2=w // 2, y2=int(h * 0.6), duration_ms=300)
     assert step.target is not None
-    e = find(obs, step.target)
+    e = find(obs, step.target, touchable=True)
     if e is None:
         return None
+    return act_on(step, e)
+
+
+def act_on(step: PlanStep, e: UIElement) -> Action:
+    """The action performing a targeted ``step`` on element ``e``."""
+    k = step.kind
     x, y = e.center
     if k == "tap":
         return Action(action_type="click", x=x, y=y)

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from importlib import resources
 from typing import Iterable, Optional
 
-import yaml
-
+from ttir.lexicon import button_words, dismiss_rank, label, role_of
+from ttir.lexicon import norm as _norm
 from ttir.types import AgentStep, Observation, UIElement
 
 _QUOTED = re.compile(r"[\"“”']([^\"“”']{1,60})[\"“”']")
@@ -19,43 +17,8 @@ _STOP = {
 }
 
 
-@lru_cache(maxsize=1)
-def button_words() -> dict[str, tuple[str, ...]]:
-    data = yaml.safe_load(resources.files("recoveries").joinpath("data/buttons.yaml").read_text(encoding="utf-8"))
-    return {role: tuple(str(w).lower() for w in words) for role, words in data.items()}
-
-
-def label(e: UIElement) -> str:
-    return (e.text or e.content_desc or "").strip()
-
-
-def _norm(s: str) -> str:
-    return " ".join(s.lower().replace("’", "'").split())
-
-
-def role_of(e: UIElement) -> str:
-    """dismiss / engage / neutral, from the button's wording (whole label first)."""
-    lab = _norm(label(e))
-    if not lab:
-        return "neutral"
-    words = button_words()
-    for role in ("dismiss", "engage"):
-        if lab in (_norm(w) for w in words[role]):
-            return role
-    for role in ("engage", "dismiss"):
-        for w in words[role]:
-            if len(w) > 2 and re.search(rf"\b{re.escape(_norm(w))}\b", lab):
-                return role
-    return "neutral"
-
-
-def dismiss_rank(e: UIElement) -> int:
-    """Preference among dismiss buttons (lower first): follows the lexicon order."""
-    lab = _norm(label(e))
-    for i, w in enumerate(button_words()["dismiss"]):
-        if lab == _norm(w):
-            return i
-    return 100
+# role wording is shared vocabulary (ttir/data/buttons.yaml)
+__all__ = ["button_words", "dismiss_rank", "label", "role_of", "target_words", "find_target", "distinct_point"]
 
 
 def target_words(step: Optional[AgentStep]) -> list[str]:

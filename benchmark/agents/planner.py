@@ -1,0 +1,235 @@
+"""PlannerAgent: follows a task's semantic plan, grounding each step in the current UI,
+with seeded propensities drawn from AndroidReality's error analysis (§4.3):
+
+- ``engage_probability`` — on an unknown pop-up, tap its primary (engage) button and
+  keep treating the detour as part of the task (off-task engagement, error ③);
+- ``move_on_probability`` — after an action with no visible effect, carry on as if it
+  had worked (silent action failure, error ②);
+- ``drift_probability`` — after an interruption was handled, lose the goal: declare
+  the task done (``drift_mode="terminate"``) or start over (``"restart"``) (error ④).
+
+With all three at 0 it is the robust :class:`~benchmark.agents.oracle.OracleAgent`:
+it declines pop-ups, waits out loading, closes hung apps and re-opens them, retries
+actions that had no effect (after a wait, so a late action is not applied twice) and
+returns to its app when the context is lost.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Literal, Optional, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchmark.agents import screen
+from benchmark.plan import PlanStep, act_on, ground
+from ttir.lexicon import label
+from ttir.types import Action, AgentStep, Observation
+
+ENTRY_KINDS = ("open_app", "open_shade")
+NO_EFFECT_EXPECTED = ("wait", "status", "answer", "scroll")
+
+
+class PlannerParams(BaseModel):
+    """Behaviour knobs (defaults are the documented PlannerAgent; the oracle zeroes them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    engage_probability: float = Field(0.5, ge=0, le=1, description="Chance to engage with an unknown pop-up's primary button.")
+    move_on_probability: float = Field(0.5, ge=0, le=1, description="Chance to move on after an action that had no visible effect.")
+    drift_probability: float = Field(0.3, ge=0, le=1, description="Chance to lose the goal after an interruption was handled.")
+    drift_mode: Literal["terminate", "restart"] = Field("terminate", description="How the goal is lost: claim done, or start over.")
+    max_rewinds: int = Field(3, ge=0, description="How often the agent may go back to the last app-opening step when lost.")
+    reveal_scrolls: int = Field(5, ge=0, description="Scrolls (down, then up) spent looking for a missing target.")
+    seed: int = Field(0, description="Seed of the propensity draws (combined with the goal).")
+
+
+class PlannerAgent:
+    name = "planner"
+
+    def __init__(self, plan: Sequence[PlanStep], params: Optional[PlannerParams] = None, **overrides: object):
+        self.plan = list(plan)
+        self.params = (params or PlannerParams()).model_copy(update=overrides) if overrides else (params or PlannerParams())
+        PlannerParams.model_validate(self.params.model_dump())
+        self.reset("")
+
+    # -- episode state ---------------------------------------------------------------------
+    def reset(self, goal: str) -> None:
+        self.goal = goal
+        self.rng = random.Random(f"{type(self).__name__}:{self.params.seed}:{goal}")
+        self.i = 0
+        self.last_index: Optional[int] = None
+        self.retry_stage = 0
+        self.check: Optional[tuple[str, int]] = None
+        self.scrolls = 0
+        self.scroll_dir = "down"
+        self.rewinds = 0
+        self.engaged = False
+        self.handled_interruption = False
+        self.expected_pkg: Optional[str] = None
+        self.hid_keyboard = False
+        self.events: list[str] = []
+
+    def on_recovery(self, event: dict) -> None:
+        """Told by a guard what it did; the planner simply re-grounds its current step."""
+        self.check, self.retry_stage = None, 0
+
+    # -- acting ------------------------------------------------------------------------------
+    def _emit(self, action: Action, thought: str, summary: str, plan_index: Optional[int] = None) -> AgentStep:
+        self.last_index = plan_index
+        return AgentStep(action=action, thought=thought, summary=summary)
+
+    def step(self, obs: Observation) -> AgentStep:
+        sig = screen.signature(obs)
+        step = self._decide(obs)
+        a = step.action
+        if self.last_index is not None and a.action_type not in NO_EFFECT_EXPECTED and self.check is None:
+            self.check = (sig, self.last_index)
+        return step
+
+    def _decide(self, obs: Observation) -> AgentStep:
+        p = self.params
+        sig = screen.signature(obs)
+        entry = self._current_entry()
+        if entry is not None and entry[1] == self.i - 1 and self.expected_pkg is None:
+            self.expected_pkg = obs.package  # where the last entry step took us
+
+        # A. did the last plan action do anything? (a late action may still land: wait once first)
+        if self.check is not None:
+            before, index = self.check
+            if sig != before:
+                self.check, self.retry_stage = None, 0
+            elif self.retry_stage == 0 and self.rng.random() < p.move_on_probability:
+                self.check = None
+                self.events.append("moved_on")  # carries on as if it worked
+            elif self.retry_stage == 0:
+                self.retry_stage = 1
+                return self._emit(Action(action_type="wait", seconds=1.0), "Nothing changed yet; give it a moment.",
+                                  "Wait for the screen to update")
+            else:
+                self.check, self.retry_stage = None, 0
+                self.i = index  # try that step again
+
+        # B. a hung app, a loading screen
+        close = screen.not_responding(obs)
+        if close is not None:
+            self.handled_interruption = True
+            return self._tap(close, "The app is not responding; close it (it will be re-opened).", 'Tap "Close app"')
+        if self.i >= len(self.plan):
+            return self._emit(Action(action_type="status", goal_status="complete"), "Every step of the plan is done.",
+                              "Declare the task complete")
+        step = self.plan[self.i]
+        action, target = self._ground(step, obs)
+        if action is not None and not (target is not None and screen.covered(obs, target)):
+            if self.handled_interruption and not self.engaged:
+                self.handled_interruption = False
+                if self.rng.random() < p.drift_probability:
+                    return self._drift()
+            return self._advance(step, action)
+        if screen.loading(obs) and not screen.buttons(obs):
+            return self._emit(Action(action_type="wait", seconds=2.0), "The screen is still loading.", "Wait for loading")
+
+        # C. something is in the way: an interruption?
+        dismiss, engage = screen.dismiss_buttons(obs), screen.engage_buttons(obs)
+        if dismiss or engage or (target is not None and screen.covered(obs, target)):
+            if engage and (self.engaged or self.rng.random() < p.engage_probability):
+                self.engaged = True  # treats the pop-up as part of the workflow
+                return self._tap(engage[0], f"This dialog seems to be part of the task: {label(engage[0])}.",
+                                 f'Tap "{label(engage[0])}"')
+            self.handled_interruption = True
+            if dismiss:
+                return self._tap(dismiss[0], "An interruption is in the way; decline it.", f'Tap "{label(dismiss[0])}"')
+            if self.engaged:
+                return self._emit(Action(action_type="navigate_back"), "Leave this screen.", "Go back")
+        if self.engaged:
+            # deep in a detour: keep following it like a workflow
+            options = [e for e in screen.buttons(obs) if e.clickable]
+            if options:
+                e = options[-1]
+                return self._tap(e, "Continue through this flow.", f'Tap "{label(e)}"')
+
+        # D. after re-opening the app: already further along? (the app kept its place) — only
+        # navigation taps may be skipped, never typing or settings
+        for k in range(self.i + 1, min(len(self.plan), self.i + 4)) if self.rewinds and step.kind == "tap" else ():
+            ahead = self.plan[k]
+            if ahead.target is None or ahead.kind in ENTRY_KINDS:
+                break
+            if self.plan[k - 1].kind != "tap":
+                break
+            act, tgt = self._ground(ahead, obs)
+            if act is not None and not (tgt is not None and screen.covered(obs, tgt)):
+                self.i = k
+                return self._advance(ahead, act)
+        # E. lost the app (sent home, switched away)?
+        if entry is not None and self.expected_pkg and obs.package != self.expected_pkg and not screen.keyboard_open(obs):
+            return self._rewind(entry[1], "The task's screen is gone; go back to it.")
+        return self._reveal(step, obs, entry)
+
+    def _ground(self, step: PlanStep, obs: Observation):
+        if step.target is None:
+            return ground(step, obs), None
+        e = screen.find_lenient(obs, step.target)
+        if e is None:
+            return None, None
+        return act_on(step, e), e
+
+    def _advance(self, step: PlanStep, action: Action) -> AgentStep:
+        idx = self.i
+        self.i += 1
+        self.scrolls, self.scroll_dir, self.hid_keyboard = 0, "down", False
+        if step.kind in ENTRY_KINDS:
+            self.expected_pkg = None  # learnt on the next observation
+        return self._emit(action, f"Next step of the plan: {step.describe()}.", step.describe(), plan_index=idx)
+
+    def _tap(self, e, thought: str, summary: str) -> AgentStep:
+        x, y = e.center
+        return self._emit(Action(action_type="click", x=x, y=y), thought, summary)
+
+    def _drift(self) -> AgentStep:
+        self.events.append("drift")
+        if self.params.drift_mode == "terminate":
+            self.i = len(self.plan)
+            return self._emit(Action(action_type="status", goal_status="complete"),
+                              "The interruption is handled; that should be it.", "Declare the task complete")
+        self.i = 0
+        self.expected_pkg = None
+        return self._emit(Action(action_type="navigate_home"), "Start over from the home screen.", "Go home and start again")
+
+    def _current_entry(self) -> Optional[tuple[PlanStep, int]]:
+        for k in range(min(self.i, len(self.plan)) - 1, -1, -1):
+            if self.plan[k].kind in ENTRY_KINDS:
+                return self.plan[k], k
+        return None
+
+    def _rewind(self, index: int, why: str) -> AgentStep:
+        if self.rewinds >= self.params.max_rewinds:
+            self.i += 1  # give up on this step
+            return self._emit(Action(action_type="wait", seconds=1.0), f"{why} (giving up on this step)", "Wait")
+        self.rewinds += 1
+        self.i = index
+        self.scrolls, self.scroll_dir = 0, "down"
+        step = self.plan[index]
+        action = ground(step, Observation())
+        assert action is not None
+        return self._advance(step, action)
+
+    def _reveal(self, step: PlanStep, obs: Observation, entry: Optional[tuple[PlanStep, int]]) -> AgentStep:
+        if screen.keyboard_open(obs) and not self.hid_keyboard:
+            self.hid_keyboard = True
+            return self._emit(Action(action_type="navigate_back"), "The keyboard hides part of the screen.", "Hide the keyboard")
+        self.scrolls += 1
+        if self.scrolls > self.params.reveal_scrolls:
+            if self.scroll_dir == "down":
+                self.scroll_dir, self.scrolls = "up", 1
+            elif entry is not None:
+                return self._rewind(entry[1], f"Could not find the target of '{step.describe()}'.")
+            else:
+                self.i += 1
+                return self._emit(Action(action_type="wait", seconds=1.0), f"Could not find: {step.describe()}.", "Wait")
+        if not any(e.scrollable for e in obs.elements):
+            if entry is not None and self.scrolls > 1:
+                return self._rewind(entry[1], f"Could not find the target of '{step.describe()}'.")
+            return self._emit(Action(action_type="wait", seconds=1.0), "Waiting for the target to appear.", "Wait")
+        target = step.target.describe() if step.target else "the target"
+        return self._emit(Action(action_type="scroll", direction=self.scroll_dir),  # type: ignore[arg-type]
+                          f"{target} is not visible; scroll {self.scroll_dir}.", f"Scroll {self.scroll_dir} to find {target}")

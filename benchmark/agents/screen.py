@@ -1,0 +1,100 @@
+"""Screen reading shared by the reference agents: change detection, interruptions,
+loading screens, occlusion. Agents see only observations (like any real agent)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Optional
+
+from benchmark.plan import Target
+from ttir.lexicon import dismiss_rank, label, role_of
+from ttir.types import Observation, UIElement
+
+KEYBOARD_HINT = "inputmethod"
+LOADING_WORDS = ("loading", "please wait", "checking for updates", "connecting", "downloading")
+
+
+def signature(obs: Observation) -> str:
+    """Identity of what is on screen (elements, texts, states), ignoring the clock."""
+    h = hashlib.blake2b(digest_size=12)
+    h.update((obs.package or "").encode())
+    for e in obs.elements:
+        if e.resource_id.endswith(":id/clock"):
+            continue
+        h.update(f"{e.class_name}|{e.resource_id}|{e.text}|{e.content_desc}|{e.bounds}|{e.checked}|{e.focused}".encode())
+    return h.hexdigest()
+
+
+def keyboard_open(obs: Observation) -> bool:
+    return any(KEYBOARD_HINT in e.package for e in obs.elements)
+
+
+def buttons(obs: Observation) -> list[UIElement]:
+    return [e for e in obs.elements if e.clickable and e.enabled and e.area > 0 and label(e)]
+
+
+def dismiss_buttons(obs: Observation) -> list[UIElement]:
+    """Visible decline / close buttons, best first (the topmost window's first)."""
+    found = [e for e in reversed(buttons(obs)) if role_of(e) == "dismiss"]
+    return sorted(found, key=dismiss_rank)
+
+
+def engage_buttons(obs: Observation) -> list[UIElement]:
+    return [e for e in reversed(buttons(obs)) if role_of(e) == "engage"]
+
+
+def loading(obs: Observation) -> bool:
+    if any("ProgressBar" in e.class_name for e in obs.elements):
+        return True
+    text = " ".join(f"{e.text} {e.content_desc}".lower() for e in obs.elements)
+    return any(w in text for w in LOADING_WORDS)
+
+
+def not_responding(obs: Observation) -> Optional[UIElement]:
+    """The "Close app" button of an "isn't responding" dialog, if one is shown."""
+    if any("isn't responding" in e.text or "isn’t responding" in e.text for e in obs.elements):
+        for e in buttons(obs):
+            if label(e).lower() == "close app":
+                return e
+    return None
+
+
+def covered(obs: Observation, e: UIElement) -> bool:
+    """Whether something else (another window) lies on top of ``e``'s centre."""
+    top = obs.element_at(*e.center, clickable_only=True)
+    if top is None or top is e:
+        return False
+    if top.bounds == e.bounds and top.package == e.package:
+        return False
+    # a child of e (e.g. the text inside a row) is fine; a node from another window is not
+    idx = obs.elements.index(top)
+    while idx is not None:
+        node = obs.elements[idx]
+        if node is e:
+            return False
+        idx = node.parent
+    return top.package != e.package or _is_later_window(obs, top, e)
+
+
+def _is_later_window(obs: Observation, top: UIElement, e: UIElement) -> bool:
+    def root(x: UIElement) -> int:
+        i = obs.elements.index(x)
+        while obs.elements[i].parent is not None:
+            i = obs.elements[i].parent  # type: ignore[assignment]
+        return i
+
+    return root(top) != root(e)
+
+
+def find_lenient(obs: Observation, target: Target) -> Optional[UIElement]:
+    """Exact match first, then by id alone, then by text alone (labels can lie)."""
+    from benchmark.plan import find
+
+    e = find(obs, target, touchable=True)
+    if e is not None:
+        return e
+    if target.id is not None and (target.text is not None or target.desc is not None):
+        e = find(obs, Target(id=target.id, nth=target.nth, editable=target.editable), touchable=True)
+        if e is not None:
+            return e
+    return None
