@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 
 class Judgment(BaseModel):
@@ -20,9 +20,13 @@ class Judgment(BaseModel):
 
     @field_validator("previous_intended_effect_satisfied", "task_alignment", mode="before")
     @classmethod
-    def _normalise(cls, v: object) -> object:
+    def _normalise(cls, v: object, info: ValidationInfo) -> object:
+        # A boolean means yes/no only for the effect question; for task_alignment
+        # true/false is ambiguous (on track? drifted?) and must be rejected.
         if isinstance(v, bool):
-            return "yes" if v else "no"
+            if info.field_name == "previous_intended_effect_satisfied":
+                return "yes" if v else "no"
+            return v
         if isinstance(v, str):
             return v.strip().lower().replace("-", "_").replace(" ", "_")
         return v

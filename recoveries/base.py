@@ -55,8 +55,8 @@ class Recovery(ABC):
         and constraints); if that fails the rule tier answers instead (fail open)."""
         if self.mode == "vlm" and self.client is not None:
             try:
-                step = self.client.propose(self.prompt or self.name, ctx)
-                self._count(step)
+                step, cost = self.client.propose(self.name, ctx, prompt=self.prompt)
+                self.cost = self.cost + cost
                 if step is not None and self.allowed(step, ctx):
                     return step
             except Exception as exc:  # noqa: BLE001 - a model failure must not stop the session
@@ -67,18 +67,13 @@ class Recovery(ABC):
         """Async variant: the model call goes through the async client."""
         if self.mode == "vlm" and self.client is not None and hasattr(self.client, "apropose"):
             try:
-                step = await self.client.apropose(self.prompt or self.name, ctx)
-                self._count(step)
+                step, cost = await self.client.apropose(self.name, ctx, prompt=self.prompt)
+                self.cost = self.cost + cost
                 if step is not None and self.allowed(step, ctx):
                     return step
             except Exception as exc:  # noqa: BLE001
                 ctx.cache.setdefault("errors", []).append(f"{self.name} model: {exc}")
         return self.rules(ctx)
-
-    def _count(self, step: Any) -> None:
-        cost = getattr(self.client, "last_cost", None)
-        if isinstance(cost, Cost):
-            self.cost = self.cost + cost
 
     def allowed(self, step: AgentStep, ctx: RecoveryContext) -> bool:
         """Constraints a proposal must respect (overridden per strategy)."""

@@ -26,3 +26,17 @@ def device():
     d = SimDevice()
     yield d
     d.close()
+
+
+@pytest.fixture
+def vlm_server():
+    """A scripted OpenAI-compatible server on 127.0.0.1 (ttir.testing.VLMTestServer).
+
+    Script it with ``vlm_server.enqueue(Reply.json({...}), ...)``; point a client at it
+    with ``VLMClient(vlm_server.config(timeout_s=..., max_retries=...))``; inspect
+    ``vlm_server.requests`` afterwards.
+    """
+    from ttir.testing import VLMTestServer
+
+    with VLMTestServer() as server:
+        yield server

@@ -77,6 +77,9 @@ class VLMConfig(_Section):
     temperature: float = Field(0.1, ge=0.0, le=2.0, description="Sampling temperature (paper: 0.1).")
     max_tokens: int = Field(512, ge=16, description="Reply token limit.")
     image_max_side: int = Field(1280, ge=128, description="Screenshots are downscaled so their longer side is at most this.")
+    image_format: Literal["png", "jpeg"] = Field("png", description="Encoding of screenshots sent as data URLs (jpeg is smaller, png is lossless).")
+    backoff_s: float = Field(1.0, ge=0.0, description="First retry wait in seconds; doubles per retry (a server's Retry-After wins when longer).")
+    backoff_max_s: float = Field(20.0, ge=0.0, description="Longest exponential-backoff wait between retries, in seconds.")
 
 
 class PromptsConfig(_Section):

@@ -1,0 +1,428 @@
+"""The model tier: the paper's diagnoser call and the recovery agent's call.
+
+:class:`VLMJudge` renders ``prompts/diagnose.md`` for a :class:`DiagnosisContext`
+(goal, the previous and current screenshots — or the UI tree as text when there
+is no screenshot — and the last ``cascade.history`` steps) and makes ONE call
+per step: the ``(Judgment, Cost)`` is cached in ``ctx.cache`` so the four
+diagnosers share it, and the call's cost is charged to the first of them only.
+
+:class:`RecoveryModel` renders a recovery prompt (alternative_action,
+dismiss_interference, re_orientation) and parses one validated :class:`Action`
+(with thought and summary) back; anything else is a :class:`VLMBadReply`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+from loguru import logger
+from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
+
+import prompts
+from diagnosers.base import Cost, DiagnosisContext, Finding
+from diagnosers.judgment import Judgment
+from ttir.config import CascadeConfig, PromptsConfig, TTIRConfig, VLMConfig
+from ttir.types import Action, AgentStep, Observation, StepRecord
+from ttir.vlm import VLMClient, VLMError
+
+CACHE_KEY = "vlm_judgment"
+_TASK_KEY = "vlm_judgment_task"
+_LOCK_KEY = "vlm_judgment_lock"
+RECOVERY_STRATEGIES = ("alternative_action", "dismiss_interference", "re_orientation")
+THOUGHT_CHARS = 300
+TREE_LINES = 120
+PREVIOUS_TREE_LINES = 60
+
+
+# ------------------------------------------------------------------ text helpers
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def describe_history(history: Sequence[StepRecord], last: int, *, first_index: int = 0) -> str:
+    """The last ``last`` steps as text: action, source, app, summary and thought."""
+    if last <= 0 or not history:
+        return "(no previous steps)"
+    shown = list(history)[-last:]
+    start = first_index + len(history) - len(shown)
+    lines = []
+    for i, rec in enumerate(shown):
+        app = rec.observation.package or "unknown app"
+        lines.append(f"- step {start + i + 1} ({rec.source}, on {app}): {rec.step.action.describe()}")
+        if rec.step.summary:
+            lines.append(f"  summary: {_clip(rec.step.summary, THOUGHT_CHARS)}")
+        if rec.step.thought:
+            lines.append(f"  thought: {_clip(rec.step.thought, THOUGHT_CHARS)}")
+    return "\n".join(lines)
+
+
+def _interesting(obs: Observation, i: int) -> bool:
+    e = obs.elements[i]
+    return bool(e.text or e.content_desc or e.resource_id or e.hint or e.clickable or e.editable
+                or e.scrollable or e.checkable or e.long_clickable)
+
+
+def compact_tree(obs: Observation, max_lines: int = TREE_LINES) -> str:
+    """The UI tree as one line per meaningful element, keeping its real index:
+    ``[12] Button "Save" id=save (x1,y1,x2,y2) clickable``."""
+    lines = []
+    foreground = obs.package
+    for i, e in enumerate(obs.elements):
+        if not _interesting(obs, i):
+            continue
+        parts = [f"[{i}]", e.class_name.rsplit(".", 1)[-1] or "View"]
+        if e.text:
+            parts.append(f'"{_clip(e.text, 60)}"')
+        if e.content_desc:
+            parts.append(f'desc="{_clip(e.content_desc, 60)}"')
+        if e.hint and not e.text:
+            parts.append(f'hint="{_clip(e.hint, 40)}"')
+        if e.short_id:
+            parts.append(f"id={e.short_id}")
+        if e.package and foreground and e.package != foreground:
+            parts.append(f"pkg={e.package}")
+        parts.append("(%d,%d,%d,%d)" % e.bounds)
+        flags = [f for f in ("clickable", "editable", "scrollable", "checked", "focused", "selected") if getattr(e, f)]
+        if not e.enabled:
+            flags.append("disabled")
+        parts.extend(flags)
+        lines.append(" ".join(parts))
+    if not lines:
+        return "(the accessibility tree is empty)"
+    if len(lines) > max_lines:
+        lines = lines[:max_lines] + [f"… {len(lines) - max_lines} more elements not shown"]
+    return "\n".join(lines)
+
+
+def _foreground(obs: Observation) -> str:
+    return f"Foreground app: {obs.foreground}." if obs.foreground else "Foreground app: unknown."
+
+
+def describe_screens(current: Observation, previous: Optional[Observation] = None, *,
+                     include_tree: bool = False) -> tuple[str, list[Any]]:
+    """The ``screen`` text for a prompt and the images to attach.
+
+    With a current screenshot: the previous screenshot (when there is one) and
+    the current one, labelled in order. Without: the current UI tree as
+    compact text (and the previous tree, shorter), so a tree-only deployment
+    still gets a judgment.
+    """
+    images: list[Any] = []
+    lines = [_foreground(current) + f" Screen size {current.screen_size[0]}x{current.screen_size[1]}."]
+    if current.screenshot is not None:
+        if previous is not None and previous.screenshot is not None:
+            images = [previous.screenshot, current.screenshot]
+            lines.append("Image 1 is the screen the last step was decided on (before it was executed); "
+                         "Image 2 is the current screen.")
+        else:
+            images = [current.screenshot]
+            lines.append("The attached image is the current screen.")
+        if include_tree and current.elements:
+            lines.append("Accessibility tree of the current screen ([index] class text id bounds flags):")
+            lines.append(compact_tree(current))
+        return "\n".join(lines), images
+    lines.append("No screenshot is available. Accessibility tree of the current screen "
+                 "([index] class text id bounds flags):")
+    lines.append(compact_tree(current) if current.elements else "(no accessibility tree either)")
+    if previous is not None and previous.elements:
+        lines.append("")
+        lines.append("For comparison, the screen the last step was decided on:")
+        lines.append(compact_tree(previous, PREVIOUS_TREE_LINES))
+    return "\n".join(lines), images
+
+
+def _describe_pending(pending: Optional[AgentStep]) -> str:
+    if pending is None:
+        return "(not chosen yet)"
+    text = pending.action.describe()
+    if pending.action.action_type == "status" and pending.action.goal_status == "complete":
+        text += " — the agent claims the task is complete; check that the screen confirms it."
+    if pending.summary:
+        text += f"\nsummary: {_clip(pending.summary, THOUGHT_CHARS)}"
+    if pending.thought:
+        text += f"\nthought: {_clip(pending.thought, THOUGHT_CHARS)}"
+    return text
+
+
+def _sections(config: Any, **given: Any) -> dict[str, Any]:
+    """Pick the sections out of a TTIRConfig, or a single section, plus explicit ones."""
+    found: dict[str, Any] = {"cascade": None, "prompts": None, "vlm": None}
+    if isinstance(config, TTIRConfig):
+        found.update(cascade=config.cascade, prompts=config.prompts, vlm=config.vlm)
+    elif isinstance(config, CascadeConfig):
+        found["cascade"] = config
+    elif isinstance(config, PromptsConfig):
+        found["prompts"] = config
+    elif isinstance(config, VLMConfig):
+        found["vlm"] = config
+    elif config is not None:
+        raise TypeError(f"config={type(config).__name__} must be a TTIRConfig or one of its sections "
+                        "(CascadeConfig, PromptsConfig, VLMConfig)")
+    for key, value in given.items():
+        if value is not None:
+            found[key] = value
+    return {
+        "cascade": found["cascade"] or CascadeConfig(),
+        "prompts": found["prompts"] or PromptsConfig(),
+        "vlm": found["vlm"] or VLMConfig(),
+    }
+
+
+# --------------------------------------------------------------------- the judge
+
+
+@dataclass
+class _Outcome:
+    judgment: Optional[Judgment]
+    cost: Cost
+    error: Optional[BaseException] = None
+    charged: bool = False
+
+
+class VLMJudge:
+    """The paper's diagnoser: one model call per step, shared by the four diagnosers.
+
+    ``client`` is a :class:`~ttir.vlm.VLMClient` (built from the config's
+    ``vlm`` section when omitted); ``config`` a :class:`TTIRConfig` or any of
+    its sections (``cascade``, ``prompts``, ``vlm`` keywords override).
+    """
+
+    def __init__(self, client: Optional[VLMClient] = None, config: Any = None, *,
+                 cascade: Optional[CascadeConfig] = None, prompts_config: Optional[PromptsConfig] = None,
+                 vlm: Optional[VLMConfig] = None, include_tree: bool = False):
+        sections = _sections(config, cascade=cascade, prompts=prompts_config, vlm=vlm)
+        self.cascade: CascadeConfig = sections["cascade"]
+        self.prompts: PromptsConfig = sections["prompts"]
+        self.client = client if client is not None else VLMClient(sections["vlm"])
+        self.template = prompts.load(self.prompts.diagnose)
+        self.include_tree = include_tree
+        self._lock = threading.Lock()
+
+    # -- schedule --------------------------------------------------------------------
+    def scheduled(self, ctx: DiagnosisContext) -> bool:
+        """True when ``cascade.every_n_steps`` asks for a model call at this step
+        regardless of the rules: after every N-th step of the episode (N = 0: never)."""
+        n = self.cascade.every_n_steps
+        steps = len(ctx.history)
+        return n > 0 and steps > 0 and steps % n == 0
+
+    # -- prompt ----------------------------------------------------------------------
+    def build_prompt(self, ctx: DiagnosisContext) -> tuple[str, list[Any]]:
+        """The rendered diagnose prompt and the images to send with it."""
+        screen, images = describe_screens(ctx.observation, ctx.previous_observation, include_tree=self.include_tree)
+        text = self.template.render(
+            goal=ctx.goal,
+            step=len(ctx.history) + 1,
+            history=describe_history(ctx.history, self.cascade.history),
+            pending=_describe_pending(ctx.pending),
+            screen=screen,
+        )
+        return text, images
+
+    # -- calls -----------------------------------------------------------------------
+    def judge(self, ctx: DiagnosisContext) -> tuple[Judgment, Cost]:
+        """The step's judgment: one model call per context, then served from ``ctx.cache``.
+
+        The call's cost goes to the first caller; later callers get a zero Cost,
+        so summing the four findings counts the call once. A failed call is
+        cached too (and re-raised to every caller) so it is not retried four times.
+        """
+        with self._lock:  # one lock per context: other contexts (threads) are not held up
+            step_lock = ctx.cache.setdefault(_LOCK_KEY, threading.Lock())
+        with step_lock:
+            if CACHE_KEY not in ctx.cache:
+                text, images = self.build_prompt(ctx)
+                try:
+                    result = self.client.complete_json(text, images, Judgment)
+                    ctx.cache[CACHE_KEY] = _Outcome(result.value, Cost(**result.usage.as_cost()))
+                except VLMError as exc:
+                    ctx.cache[CACHE_KEY] = _Outcome(None, Cost(**exc.usage.as_cost()) if exc.usage else Cost(), exc)
+            return self._take(ctx)
+
+    async def ajudge(self, ctx: DiagnosisContext) -> tuple[Judgment, Cost]:
+        """The async :meth:`judge`; concurrent callers on one context share one call."""
+        if CACHE_KEY not in ctx.cache:
+            task = ctx.cache.get(_TASK_KEY)
+            if task is None:
+                task = asyncio.ensure_future(self._afetch(ctx))
+                ctx.cache[_TASK_KEY] = task
+            await task
+        return self._take(ctx)
+
+    async def _afetch(self, ctx: DiagnosisContext) -> None:
+        text, images = self.build_prompt(ctx)
+        try:
+            result = await self.client.acomplete_json(text, images, Judgment)
+            ctx.cache[CACHE_KEY] = _Outcome(result.value, Cost(**result.usage.as_cost()))
+        except VLMError as exc:
+            ctx.cache[CACHE_KEY] = _Outcome(None, Cost(**exc.usage.as_cost()) if exc.usage else Cost(), exc)
+
+    @staticmethod
+    def _take(ctx: DiagnosisContext) -> tuple[Judgment, Cost]:
+        outcome: _Outcome = ctx.cache[CACHE_KEY]
+        cost = Cost() if outcome.charged else outcome.cost
+        outcome.charged = True
+        if outcome.error is not None:
+            raise outcome.error
+        assert outcome.judgment is not None
+        return outcome.judgment, cost
+
+
+# ------------------------------------------------------------- recovery proposals
+
+
+_ACTION_FIELDS = set(Action.model_fields)
+
+
+class RecoveryReply(BaseModel):
+    """What a recovery prompt asks for: one action with its thought and summary.
+
+    A flat reply (``{"action_type": …, "thought": …}``) is accepted too; keys
+    that are not Action fields are dropped before the action is validated.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    thought: str = ""
+    summary: str = ""
+    action: Action
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shape(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if "action" not in data and "action_type" in data:
+            data["action"] = {k: v for k, v in data.items() if k in _ACTION_FIELDS}
+        action = data.get("action")
+        if isinstance(action, dict):
+            dropped = sorted(set(action) - _ACTION_FIELDS)
+            if dropped:
+                logger.debug("recovery reply: ignoring unknown action field(s) {}", dropped)
+            data["action"] = {k: v for k, v in action.items() if k in _ACTION_FIELDS and v is not None}
+        for key in ("thought", "summary"):
+            if data.get(key) is None:
+                data.pop(key, None)
+            elif not isinstance(data[key], str):
+                data[key] = str(data[key])
+        return data
+
+    @model_validator(mode="after")
+    def _fits_screen(self, info: ValidationInfo) -> "RecoveryReply":
+        obs = (info.context or {}).get("observation")
+        if obs is not None:
+            check_action(self.action, obs)
+        return self
+
+
+def check_action(action: Action, obs: Observation, *, slack_px: int = 8) -> None:
+    """Raise ``ValueError`` when ``action`` cannot be a recovery step on ``obs``:
+    it ends the task, points at an element that does not exist, or off the screen."""
+    if action.action_type in ("status", "answer"):
+        raise ValueError(f"action_type={action.action_type!r}: a recovery step may not end or answer the task")
+    if action.index is not None and obs.elements and action.index >= len(obs.elements):
+        raise ValueError(f"index={action.index} is out of range: the screen has {len(obs.elements)} elements")
+    if action.index is not None and not obs.elements:
+        raise ValueError(f"index={action.index}: the screen has no accessibility tree; use x and y")
+    w, h = obs.screen_size
+    for name_x, name_y in (("x", "y"), ("x2", "y2")):
+        x, y = getattr(action, name_x), getattr(action, name_y)
+        if x is not None and y is not None and (x > w + slack_px or y > h + slack_px):
+            raise ValueError(f"{name_x}={x}, {name_y}={y} is off the {w}x{h} screen")
+
+
+class RecoveryModel:
+    """The VLM tier of the recoveries: render a recovery prompt, get one validated action.
+
+    ``propose(strategy, ctx)`` takes a ``recoveries.base.RecoveryContext`` (any
+    object with ``goal``, ``observation``, ``history``, ``finding``, ``taken``
+    and ``budget``) and returns ``(AgentStep, Cost)``. The prompt is the one
+    ``PromptsConfig`` names for the strategy, unless ``prompt=`` (a name or a path) is given.
+    """
+
+    def __init__(self, client: Optional[VLMClient] = None, config: Any = None, *,
+                 prompts_config: Optional[PromptsConfig] = None, history: Optional[int] = None,
+                 include_tree: bool = True):
+        sections = _sections(config, prompts=prompts_config)
+        self.prompts: PromptsConfig = sections["prompts"]
+        self.history = sections["cascade"].history if history is None else history
+        self.client = client if client is not None else VLMClient(sections["vlm"])
+        self.include_tree = include_tree
+        self._action_space = prompts.load("action_space").render()
+
+    def template(self, strategy: str, prompt: Optional[str] = None) -> prompts.PromptTemplate:
+        if strategy not in RECOVERY_STRATEGIES:
+            raise ValueError(f"strategy={strategy!r} is not a recovery strategy; expected one of "
+                             f"{', '.join(RECOVERY_STRATEGIES)}")
+        return prompts.load(prompt or getattr(self.prompts, strategy))
+
+    def build_prompt(self, strategy: str, ctx: Any, *, prompt: Optional[str] = None) -> tuple[str, list[Any]]:
+        """The rendered recovery prompt and the images to send with it."""
+        template = self.template(strategy, prompt)
+        obs: Observation = ctx.observation
+        history: list[StepRecord] = list(ctx.history)
+        finding: Finding = ctx.finding
+        agent_steps = [r.step for r in history if r.source == "agent"]
+        failed = agent_steps[-1] if agent_steps else None
+        subgoal = next((s.summary for s in reversed(agent_steps) if s.summary), "")
+        screen, images = describe_screens(obs, None, include_tree=self.include_tree)
+        taken = list(getattr(ctx, "taken", []) or [])
+        budget = getattr(ctx, "budget", len(taken) + 1)
+        reason = str(finding.details.get("reason") or "") or f"{finding.diagnoser} answered {finding.verdict!r}"
+        text = template.render(
+            goal=ctx.goal,
+            diagnoser=finding.diagnoser,
+            verdict=finding.verdict,
+            reason=reason,
+            evidence="\n".join(f"- Evidence: {_clip(e, 200)}" for e in finding.evidence[:6]),
+            failed_action=failed.action.describe() if failed else "(none recorded)",
+            intended_effect=(failed.summary if failed and failed.summary else "(not stated; infer it from the history)"),
+            recent_subgoal=subgoal or "(not stated; infer it from the goal and the history)",
+            history=describe_history(history, self.history),
+            taken="\n".join(f"- {s.action.describe()}" + (f" — {s.summary}" if s.summary else "") for s in taken)
+            or "(none yet)",
+            remaining=max(0, budget - len(taken)),
+            screen=screen,
+            screen_size=f"{obs.screen_size[0]}x{obs.screen_size[1]}",
+            action_space=self._action_space,
+        )
+        return text, images
+
+    def _step(self, result: Any) -> tuple[AgentStep, Cost]:
+        reply: RecoveryReply = result.value
+        step = AgentStep(action=reply.action, thought=reply.thought, summary=reply.summary, raw=result.raw)
+        return step, Cost(**result.usage.as_cost())
+
+    def propose(self, strategy: str, ctx: Any, *, prompt: Optional[str] = None) -> tuple[AgentStep, Cost]:
+        """One corrective step for ``ctx``; a reply that is not a valid action on
+        the current screen raises :class:`VLMBadReply`."""
+        text, images = self.build_prompt(strategy, ctx, prompt=prompt)
+        result = self.client.complete_json(text, images, RecoveryReply,
+                                           validation_context={"observation": ctx.observation})
+        return self._step(result)
+
+    async def apropose(self, strategy: str, ctx: Any, *, prompt: Optional[str] = None) -> tuple[AgentStep, Cost]:
+        text, images = self.build_prompt(strategy, ctx, prompt=prompt)
+        result = await self.client.acomplete_json(text, images, RecoveryReply,
+                                                  validation_context={"observation": ctx.observation})
+        return self._step(result)
+
+
+__all__ = [
+    "CACHE_KEY",
+    "RECOVERY_STRATEGIES",
+    "RecoveryModel",
+    "RecoveryReply",
+    "VLMJudge",
+    "check_action",
+    "compact_tree",
+    "describe_history",
+    "describe_screens",
+]

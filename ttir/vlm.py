@@ -1,0 +1,551 @@
+"""The model client: one JSON-returning chat call to any OpenAI-compatible endpoint.
+
+Built on the ``openai`` package (sync ``OpenAI``, async ``AsyncOpenAI``) so it
+talks to OpenAI, vLLM, Ollama, LM Studio … alike. Retries are ours (``tenacity``,
+exponential backoff, a server's ``Retry-After`` honoured), the client's own are
+switched off so every retry is counted. Each call returns its :class:`CallUsage`
+(tokens, latency, retries); the client accumulates them in ``client.usage``.
+
+    client = VLMClient(VLMConfig(base_url="http://localhost:8000/v1", model="qwen2.5-vl"))
+    result = client.complete_json("Describe the screen as JSON …", images=[screenshot], schema=MyModel)
+    result.value, result.usage.prompt_tokens
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Optional, Sequence, TypeVar, Union
+
+from loguru import logger
+from pydantic import BaseModel, ConfigDict, Field
+from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+
+from ttir.config import VLMConfig, env_vlm_settings
+from ttir.vlm_payload import ImageLike, Messages, ReplyParseError, build_messages, encode_image, parse_json_reply
+
+if TYPE_CHECKING:  # openai is imported on first use: `import ttir.vlm` stays cheap in rules-only runs
+    import openai
+
+T = TypeVar("T", bound=BaseModel)
+
+MAX_RETRY_AFTER_S = 60.0  # never sleep longer than this on a server's say-so
+_RETRY_STATUSES = (408, 429)
+
+
+# ------------------------------------------------------------------------ errors
+
+
+class VLMError(Exception):
+    """Base of every model-call failure. ``usage`` says what the failed call cost."""
+
+    def __init__(self, message: str, *, usage: Optional["CallUsage"] = None, status: Optional[int] = None):
+        super().__init__(message)
+        self.usage = usage
+        self.status = status
+
+    @property
+    def attempts(self) -> int:
+        return self.usage.attempts if self.usage else 0
+
+
+class VLMNotConfigured(VLMError):
+    """No endpoint: neither the config nor ``TTIR_VLM_BASE_URL`` names one."""
+
+
+class VLMTimeout(VLMError):
+    """Every attempt timed out (after the configured retries)."""
+
+
+class VLMConnectionError(VLMError):
+    """The endpoint could not be reached (after the configured retries)."""
+
+
+class VLMRateLimited(VLMError):
+    """The endpoint kept answering 429 until the retries ran out."""
+
+
+class VLMServerError(VLMError):
+    """The endpoint kept answering 5xx until the retries ran out."""
+
+
+class VLMHTTPError(VLMError):
+    """A non-retryable HTTP error (400, 401, 404 …): fix the request or the config."""
+
+
+class VLMBadReply(VLMError):
+    """The model answered, but not with what was asked (empty, no JSON, wrong shape).
+
+    ``raw`` holds the reply text."""
+
+    def __init__(self, message: str, *, raw: Optional[str] = None, **kw: Any):
+        super().__init__(message, **kw)
+        self.raw = raw
+
+
+# ------------------------------------------------------------------------- usage
+
+
+class CallUsage(BaseModel):
+    """What one call cost. The first four fields are those of ``diagnosers.base.Cost``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_calls: int = 1
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0  # wall time of the whole call, retries and backoff included
+    attempts: int = 0
+    retries: int = 0
+    waits_s: list[float] = Field(default_factory=list)  # backoff before each retry
+    model: str = ""
+    ok: bool = True
+    error: Optional[str] = None
+
+    def as_cost(self) -> dict[str, Any]:
+        """Keyword arguments for ``diagnosers.base.Cost``."""
+        return {
+            "model_calls": self.model_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "latency_s": self.latency_s,
+        }
+
+
+class Usage(BaseModel):
+    """Totals over every call a client made (failed calls included)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_calls: int = 0
+    failed_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    retries: int = 0
+
+    def add(self, call: CallUsage) -> None:
+        self.model_calls += call.model_calls
+        self.failed_calls += 0 if call.ok else 1
+        self.prompt_tokens += call.prompt_tokens
+        self.completion_tokens += call.completion_tokens
+        self.latency_s += call.latency_s
+        self.retries += call.retries
+
+    def as_cost(self) -> dict[str, Any]:
+        """Keyword arguments for ``diagnosers.base.Cost``."""
+        return {
+            "model_calls": self.model_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "latency_s": self.latency_s,
+        }
+
+
+@dataclass
+class VLMResult(Generic[T]):
+    """One successful call: the validated ``value``, the ``raw`` reply text and its ``usage``."""
+
+    value: Any
+    raw: str
+    usage: CallUsage
+
+
+# ------------------------------------------------------------------------ client
+
+
+def _openai() -> Any:
+    import openai
+
+    return openai
+
+
+def _retryable(exc: BaseException) -> bool:
+    openai = _openai()
+    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in _RETRY_STATUSES or exc.status_code >= 500
+    return False
+
+
+def retry_after_s(exc: BaseException) -> Optional[float]:
+    """The wait a 429/503 response asks for (``retry-after-ms`` or ``Retry-After``), if any."""
+    response = getattr(exc, "response", None)
+    if response is None:
+        return None
+    headers = response.headers
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(0.0, float(raw_ms) / 1000.0)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    try:  # an HTTP date
+        when = email.utils.parsedate_to_datetime(raw)
+        return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+class VLMClient:
+    """A JSON-returning chat client for one OpenAI-compatible endpoint.
+
+    ``config`` is a :class:`~ttir.config.VLMConfig`; keyword overrides replace
+    its fields (``VLMClient(base_url=…, model=…, timeout_s=2)``). Unset
+    endpoint fields come from ``TTIR_VLM_BASE_URL`` / ``TTIR_VLM_MODEL`` /
+    ``TTIR_VLM_API_KEY``.
+    """
+
+    def __init__(self, config: Optional[VLMConfig] = None, **overrides: Any):
+        if config is not None and not isinstance(config, VLMConfig):
+            section = getattr(config, "vlm", None)  # a whole TTIRConfig is fine too
+            if not isinstance(section, VLMConfig):
+                raise TypeError(f"config={type(config).__name__} must be a VLMConfig (or a TTIRConfig)")
+            config = section
+        cfg = config or VLMConfig()
+        if overrides:
+            unknown = sorted(set(overrides) - set(VLMConfig.model_fields))
+            if unknown:
+                raise ValueError(f"VLMClient: unknown setting(s) {', '.join(unknown)}; "
+                                 f"valid: {', '.join(VLMConfig.model_fields)}")
+            cfg = VLMConfig.model_validate({**cfg.model_dump(), **overrides})
+        self.config = cfg
+        settings = env_vlm_settings(cfg)
+        self.base_url: Optional[str] = settings["base_url"]
+        self.model: str = settings["model"]
+        self._api_key: str = settings["api_key"]
+        self.usage = Usage()
+        self.last_usage: Optional[CallUsage] = None
+        self._lock = threading.Lock()
+        self._sync: Optional["openai.OpenAI"] = None
+        self._async: Optional["openai.AsyncOpenAI"] = None
+        self._async_loop: Optional[asyncio.AbstractEventLoop] = None
+
+    def __repr__(self) -> str:
+        return f"VLMClient(base_url={self.base_url!r}, model={self.model!r})"
+
+    # -- lifecycle -------------------------------------------------------------------
+    def _check_endpoint(self) -> str:
+        if not self.base_url:
+            raise VLMNotConfigured(
+                "no model endpoint: set vlm.base_url in the config or the TTIR_VLM_BASE_URL environment "
+                "variable (e.g. http://localhost:8000/v1 for vLLM, http://localhost:11434/v1 for Ollama, "
+                "https://api.openai.com/v1 for OpenAI)"
+            )
+        return self.base_url
+
+    def _client_kwargs(self) -> dict[str, Any]:
+        return {
+            "base_url": self._check_endpoint(),
+            "api_key": self._api_key,
+            "timeout": self.config.timeout_s,
+            "max_retries": 0,  # ours are the only retries, so they can be counted
+        }
+
+    @property
+    def sync_client(self) -> "openai.OpenAI":
+        if self._sync is None:
+            self._sync = _openai().OpenAI(**self._client_kwargs())
+        return self._sync
+
+    def _async_client(self) -> "openai.AsyncOpenAI":
+        # An AsyncOpenAI's connection pool belongs to one event loop; each
+        # asyncio.run() gets a fresh client.
+        loop = asyncio.get_running_loop()
+        if self._async is None or self._async_loop is not loop:
+            self._async = _openai().AsyncOpenAI(**self._client_kwargs())
+            self._async_loop = loop
+        return self._async
+
+    def close(self) -> None:
+        """Close the sync connection pool (the async one closes with its event loop)."""
+        if self._sync is not None:
+            self._sync.close()
+            self._sync = None
+
+    async def aclose(self) -> None:
+        if self._async is not None and self._async_loop is asyncio.get_running_loop():
+            await self._async.close()
+        self._async = None
+        self._async_loop = None
+
+    def __enter__(self) -> "VLMClient":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- request pieces --------------------------------------------------------------
+    def encode_images(self, images: Optional[Sequence[ImageLike]]) -> list[str]:
+        """Data URLs for ``images``, downscaled to ``image_max_side``."""
+        if images is None:
+            return []
+        if isinstance(images, (str, bytes, bytearray)) or hasattr(images, "save"):
+            images = [images]  # one image given where a list was expected
+        out = []
+        for i, img in enumerate(images):
+            try:
+                out.append(encode_image(img, max_side=self.config.image_max_side, fmt=self.config.image_format))
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"images[{i}]: {exc}") from exc
+        return out
+
+    def _request(self, messages: Messages, temperature: Optional[float], max_tokens: Optional[int]) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.config.temperature if temperature is None else temperature,
+            "max_tokens": self.config.max_tokens if max_tokens is None else max_tokens,
+        }
+
+    def _wait(self, state: RetryCallState) -> float:
+        backoff = min(self.config.backoff_max_s, self.config.backoff_s * 2 ** (state.attempt_number - 1))
+        exc = state.outcome.exception() if state.outcome else None
+        asked = retry_after_s(exc) if exc is not None else None
+        if asked is not None:
+            return max(backoff, min(asked, MAX_RETRY_AFTER_S))
+        return backoff
+
+    def _retry_kwargs(self, waits: list[float]) -> dict[str, Any]:
+        def before_sleep(state: RetryCallState) -> None:
+            pause = state.upcoming_sleep
+            waits.append(pause)
+            exc = state.outcome.exception() if state.outcome else None
+            logger.warning("vlm: attempt {} failed ({}); retrying in {:.2f}s", state.attempt_number,
+                           _describe(exc), pause)
+
+        return {
+            "stop": stop_after_attempt(self.config.max_retries + 1),
+            "wait": self._wait,
+            "retry": retry_if_exception(_retryable),
+            "before_sleep": before_sleep,
+            "reraise": True,
+        }
+
+    # -- bookkeeping -----------------------------------------------------------------
+    def _record(self, usage: CallUsage) -> None:
+        with self._lock:
+            self.usage.add(usage)
+            self.last_usage = usage
+
+    def _fail(self, exc: BaseException, usage: CallUsage) -> VLMError:
+        """Turn an openai exception into our typed error (recording the usage)."""
+        openai = _openai()
+        usage.ok = False
+        where = f"{self.base_url} (model {self.model!r}) after {usage.attempts} attempt(s)"
+        status = getattr(exc, "status_code", None)
+        if isinstance(exc, openai.APITimeoutError) or status == 408:
+            err: VLMError = VLMTimeout(f"model call timed out: no reply within {self.config.timeout_s}s from {where}",
+                                       usage=usage, status=status)
+        elif isinstance(exc, openai.APIConnectionError):
+            err = VLMConnectionError(f"cannot reach the model endpoint {where}: {exc}", usage=usage)
+        elif status == 429:
+            err = VLMRateLimited(f"rate limited (HTTP 429) by {where}: {_body(exc)}", usage=usage, status=status)
+        elif status is not None and status >= 500:
+            err = VLMServerError(f"server error HTTP {status} from {where}: {_body(exc)}", usage=usage, status=status)
+        elif status is not None:
+            err = VLMHTTPError(f"HTTP {status} from {where}: {_body(exc)}", usage=usage, status=status)
+        else:
+            err = VLMError(f"model call to {where} failed: {exc!r}", usage=usage)
+        usage.error = str(err)
+        self._record(usage)
+        logger.error("vlm: {}", err)
+        return err
+
+    def _finish(self, response: Any, usage: CallUsage, schema: Optional[type[BaseModel]], parse: bool,
+                context: Optional[dict[str, Any]] = None) -> VLMResult:
+        u = getattr(response, "usage", None)
+        usage.prompt_tokens = int(getattr(u, "prompt_tokens", 0) or 0)
+        usage.completion_tokens = int(getattr(u, "completion_tokens", 0) or 0)
+        choices = getattr(response, "choices", None) or []
+        text = choices[0].message.content if choices and choices[0].message else None
+        finish = choices[0].finish_reason if choices else None
+        text = text if isinstance(text, str) else ""
+        if not parse:
+            if not text.strip():
+                raise self._bad("the reply is empty", text, usage, finish)
+            self._record(usage)
+            return VLMResult(value=text, raw=text, usage=usage)
+        try:
+            value = parse_json_reply(text, schema, context)
+        except ReplyParseError as exc:
+            raise self._bad(str(exc), text, usage, finish) from None
+        self._record(usage)
+        logger.debug("vlm: {} ok in {:.2f}s ({} retries, {}+{} tokens)", self.model, usage.latency_s,
+                     usage.retries, usage.prompt_tokens, usage.completion_tokens)
+        return VLMResult(value=value, raw=text, usage=usage)
+
+    def _bad(self, why: str, text: str, usage: CallUsage, finish: Optional[str]) -> VLMBadReply:
+        usage.ok = False
+        hint = " (the reply was cut off at max_tokens; raise vlm.max_tokens)" if finish == "length" else ""
+        err = VLMBadReply(f"bad reply from model {self.model!r}: {why}{hint}", raw=text, usage=usage)
+        usage.error = str(err)
+        self._record(usage)
+        logger.warning("vlm: {}", err)
+        return err
+
+    # -- calls -----------------------------------------------------------------------
+    def complete_json(
+        self,
+        prompt: Union[str, Messages],
+        images: Optional[Sequence[ImageLike]] = None,
+        schema: Optional[type[T]] = None,
+        *,
+        system: Optional[str] = None,
+        temperature: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        validation_context: Optional[dict[str, Any]] = None,
+    ) -> VLMResult[T]:
+        """Ask and parse: ``result.value`` is a ``schema`` instance (a dict without schema).
+
+        Raises :class:`VLMBadReply` when the reply has no JSON ``schema`` accepts,
+        :class:`VLMTimeout` / :class:`VLMRateLimited` / :class:`VLMServerError` /
+        :class:`VLMConnectionError` when the retries run out, :class:`VLMHTTPError`
+        on other HTTP errors. ``validation_context`` reaches the schema's validators
+        as ``info.context``.
+        """
+        return self._call(prompt, images, schema, system, temperature, max_tokens, parse=True,
+                          context=validation_context)
+
+    def complete_text(
+        self,
+        prompt: Union[str, Messages],
+        images: Optional[Sequence[ImageLike]] = None,
+        *,
+        system: Optional[str] = None,
+        temperature: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+    ) -> VLMResult[Any]:
+        """The reply as plain text (``result.value``); an empty reply is a :class:`VLMBadReply`."""
+        return self._call(prompt, images, None, system, temperature, max_tokens, parse=False)
+
+    def _call(self, prompt, images, schema, system, temperature, max_tokens, *, parse: bool,
+              context: Optional[dict[str, Any]] = None) -> VLMResult:
+        client = self.sync_client
+        messages = build_messages(prompt, self.encode_images(images), system=system)
+        request = self._request(messages, temperature, max_tokens)
+        usage = CallUsage(model=self.model)
+        waits: list[float] = []
+        started = time.perf_counter()
+
+        def attempt() -> Any:
+            usage.attempts += 1
+            return client.chat.completions.create(**request)
+
+        try:
+            response = Retrying(**self._retry_kwargs(waits))(attempt)
+        except _openai().OpenAIError as exc:
+            self._stamp(usage, waits, started)
+            raise self._fail(exc, usage) from exc
+        self._stamp(usage, waits, started)
+        return self._finish(response, usage, schema, parse, context)
+
+    async def acomplete_json(
+        self,
+        prompt: Union[str, Messages],
+        images: Optional[Sequence[ImageLike]] = None,
+        schema: Optional[type[T]] = None,
+        *,
+        system: Optional[str] = None,
+        temperature: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        validation_context: Optional[dict[str, Any]] = None,
+    ) -> VLMResult[T]:
+        """The async :meth:`complete_json`: image encoding runs in a worker thread,
+        the HTTP call and the backoff sleeps are awaited."""
+        return await self._acall(prompt, images, schema, system, temperature, max_tokens, parse=True,
+                                 context=validation_context)
+
+    async def acomplete_text(
+        self,
+        prompt: Union[str, Messages],
+        images: Optional[Sequence[ImageLike]] = None,
+        *,
+        system: Optional[str] = None,
+        temperature: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+    ) -> VLMResult[Any]:
+        return await self._acall(prompt, images, None, system, temperature, max_tokens, parse=False)
+
+    async def _acall(self, prompt, images, schema, system, temperature, max_tokens, *, parse: bool,
+                     context: Optional[dict[str, Any]] = None) -> VLMResult:
+        if "openai" not in sys.modules:  # the first import takes ~1 s: not on the event loop
+            await asyncio.to_thread(_openai)
+        client = self._async_client()
+        urls = await asyncio.to_thread(self.encode_images, images) if images else []
+        messages = build_messages(prompt, urls, system=system)
+        request = self._request(messages, temperature, max_tokens)
+        usage = CallUsage(model=self.model)
+        waits: list[float] = []
+        started = time.perf_counter()
+
+        async def attempt() -> Any:
+            usage.attempts += 1
+            return await client.chat.completions.create(**request)
+
+        try:
+            response = await AsyncRetrying(**self._retry_kwargs(waits))(attempt)
+        except _openai().OpenAIError as exc:
+            self._stamp(usage, waits, started)
+            raise self._fail(exc, usage) from exc
+        self._stamp(usage, waits, started)
+        return self._finish(response, usage, schema, parse, context)
+
+    @staticmethod
+    def _stamp(usage: CallUsage, waits: list[float], started: float) -> None:
+        usage.latency_s = time.perf_counter() - started
+        usage.retries = max(0, usage.attempts - 1)
+        usage.waits_s = waits
+
+    def list_models(self) -> list[str]:
+        """Model ids the endpoint serves (``GET /models``); a quick reachability check."""
+        try:
+            return [m.id for m in self.sync_client.models.list()]
+        except _openai().OpenAIError as exc:
+            raise self._fail(exc, CallUsage(model=self.model, attempts=1, model_calls=0)) from exc
+
+
+def _body(exc: BaseException) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        msg = err.get("message") if isinstance(err, dict) else err
+        return str(msg)
+    return str(getattr(exc, "message", exc))
+
+
+def _describe(exc: Optional[BaseException]) -> str:
+    if exc is None:
+        return "no exception"
+    status = getattr(exc, "status_code", None)
+    return f"HTTP {status}" if status else type(exc).__name__
+
+
+__all__ = [
+    "CallUsage",
+    "MAX_RETRY_AFTER_S",
+    "Usage",
+    "VLMBadReply",
+    "VLMClient",
+    "VLMConnectionError",
+    "VLMError",
+    "VLMHTTPError",
+    "VLMNotConfigured",
+    "VLMRateLimited",
+    "VLMResult",
+    "VLMServerError",
+    "VLMTimeout",
+    "retry_after_s",
+]
