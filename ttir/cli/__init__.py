@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 COMMANDS: dict[str, str] = {
     "tasks": "list the benchmark tasks",
     "demo": "solve a task with its reference solution on the simulated phone, saving screenshots and XML",
+    "doctor": "check that a real phone or emulator (adb) is ready: server, device, screenshots, UI dump, settings",
     "perturbations": "list the perturbations (AndroidReality + AnTrap) with their defaults",
     "show": "see what the agent sees: a task step clean vs under a perturbation",
 }

@@ -1,0 +1,74 @@
+"""``ttir doctor``: check that a real phone or emulator is ready for ttir."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+DESCRIPTION = """\
+Check, in order, everything a run on a real phone or emulator needs, and say in
+plain words what is missing and how to fix it. The state-knob checks change a
+setting for a moment and put it back (also if you press Ctrl-C).
+
+checks:
+  adb server          an adb server answers at --host:--port (default 127.0.0.1:5037, or
+                      ANDROID_ADB_SERVER_HOST/PORT); if none runs, adbutils' bundled adb
+                      is started, unless --no-start-server
+  device              exactly one device is chosen (--serial, else ANDROID_SERIAL, else the
+                      only one attached) and it is authorised: "unauthorised" means the
+                      "Allow USB debugging?" prompt on the phone has not been accepted
+  leftover settings   an earlier run that was killed left settings changed: they are
+                      restored now (warn)
+  android             the API level (a few commands differ between versions)
+  screencap           a screenshot can be taken; the latency is what every step will pay
+  uiautomator dump    the UI tree can be dumped; latency and node count
+  foreground app      dumpsys names the app in front (warn only: the UI tree's package is
+                      the fallback)
+  settings writable   `settings put system` works for the adb shell user
+  knob NAME           each state knob the perturbations turn (font_scale, density_scale,
+                      size_scale, dark_theme, orientation, time_format, date_format,
+                      brightness) is set, read back and restored; date_format is best
+                      effort (Android 8+ formats dates from the locale)
+
+Status: ok / warn (works with a caveat) / fail / skip (could not run: an earlier check
+failed). The exit code is 0 when every needed check passed, 1 otherwise.
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    p = sub.add_parser(name, help=help_text, description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--serial", default=None, help="device serial, as `adb devices` lists it (default: "
+                   "ANDROID_SERIAL, else the only attached device)")
+    p.add_argument("--host", default=None, help="adb server host (default ANDROID_ADB_SERVER_HOST or 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="adb server port (default ANDROID_ADB_SERVER_PORT or 5037)")
+    p.add_argument("--no-start-server", dest="start_server", action="store_false",
+                   help="do not start an adb server when none answers")
+    p.add_argument("--skip-knobs", dest="knobs", action="store_false",
+                   help="do not change any setting (skips the knob round trips)")
+    p.add_argument("--settle", type=float, default=1.0, metavar="SECONDS",
+                   help="wait after each setting change before reading it back (default 1.0)")
+    p.set_defaults(func=run)
+
+
+MARKS = {"ok": " ok ", "warn": "warn", "fail": "FAIL", "skip": "skip"}
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmark.devices.adb_doctor import run_checks
+
+    if args.settle < 0:
+        raise ValueError(f"--settle={args.settle} must be >= 0 seconds")
+    blocking: list[str] = []
+    for check in run_checks(serial=args.serial, host=args.host, port=args.port, start_server=args.start_server,
+                            knobs=args.knobs, settle_seconds=args.settle):
+        print(f"[{MARKS[check.status]}] {check.name}: {check.detail}", flush=True)
+        if check.blocking:
+            blocking.append(check.name)
+    if blocking:
+        print(f"\nnot ready: {len(blocking)} needed check(s) failed ({', '.join(blocking)}); see the messages above.",
+              file=sys.stderr)
+        return 1
+    print("\nready: this device can run ttir's real-device benchmark.")
+    return 0
