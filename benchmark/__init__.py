@@ -10,7 +10,18 @@ from benchmark.episode import EpisodeResult, StepLog, run_episode
 from benchmark.sim.device import SimDevice
 from benchmark.tasks import TASKS, Task, make_task, task_names
 
+
+
+def __getattr__(name: str):  # AdbDevice pulls in adbutils: import it only when asked
+    if name == "AdbDevice":
+        from benchmark.devices import AdbDevice
+
+        return AdbDevice
+    raise AttributeError(f"module 'benchmark' has no attribute {name!r}")
+
+
 __all__ = [
+    "AdbDevice",
     "ActionError",
     "Device",
     "DeviceError",

@@ -19,11 +19,17 @@ from ttir.types import Action, Agent, AgentStep, Observation, StepRecord, UIElem
 __version__ = "0.1.0"
 
 _LAZY = {
-    "guard": ("ttir.guard", "guard"),
-    "GuardedAgent": ("ttir.guard", "GuardedAgent"),
-    "AsyncGuardedAgent": ("ttir.guard", "AsyncGuardedAgent"),
+    "GuardedAgent": ("ttir.middleware", "GuardedAgent"),
+    "AsyncGuardedAgent": ("ttir.middleware", "AsyncGuardedAgent"),
     "TTIRConfig": ("ttir.config", "TTIRConfig"),
 }
+
+
+def guard(agent: Any, config: Any = None, vlm: Any = None) -> Any:
+    """Wrap ``agent`` with Test-Time Introspective Recovery (see :func:`ttir.middleware.guard`)."""
+    from ttir.middleware import guard as _guard
+
+    return _guard(agent, config=config, vlm=vlm)
 
 
 LOGGED_PACKAGES = ("ttir", "benchmark", "perturb", "diagnosers", "recoveries", "experiments")

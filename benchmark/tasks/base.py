@@ -33,6 +33,7 @@ class Task:
     reference_steps: ClassVar[int] = 5  # the human reference length
     tags: ClassVar[tuple[str, ...]] = ()
     abstract: ClassVar[bool] = False
+    supports_real_device: ClassVar[bool] = False  # setup/verify need only the Device protocol
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

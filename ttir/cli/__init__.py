@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "check that a real phone or emulator (adb) is ready: server, device, screenshots, UI dump, settings",
     "perturbations": "list the perturbations (AndroidReality + AnTrap) with their defaults",
     "show": "see what the agent sees: a task step clean vs under a perturbation",
+    "run": "run an experiment spec (clean vs perturbed, guard off vs on), resumable",
 }
 
 EPILOG = """\

@@ -1,0 +1,68 @@
+"""Executors run episodes and stream records back; the runner does not know which it has.
+
+``LocalExecutor`` uses worker processes (one simulated device each); with one worker
+it runs in-process. The Ray executor (``experiments.ray_executor``) implements the
+same two methods."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any, Callable, Iterable, Iterator, Protocol
+
+from experiments.spec import EpisodeSpec
+
+RunFn = Callable[..., dict[str, Any]]
+
+
+class Executor(Protocol):
+    def run(self, episodes: Iterable[EpisodeSpec], **kwargs: Any) -> Iterator[dict[str, Any]]:
+        """Run every episode; yield each record as soon as it is finished."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class LocalExecutor:
+    def __init__(self, workers: int = 1):
+        if workers < 1:
+            raise ValueError(f"workers={workers} must be >= 1")
+        self.workers = workers
+
+    def run(self, episodes: Iterable[EpisodeSpec], **kwargs: Any) -> Iterator[dict[str, Any]]:
+        from experiments.worker import run_one
+
+        todo = list(episodes)
+        if self.workers == 1:
+            for ep in todo:
+                yield run_one(ep, **kwargs)
+            return
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        with ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx) as pool:
+            pending: set[Future] = set()
+            it = iter(todo)
+            # keep a small queue per worker so a kill loses little and results stream in order of completion
+            for ep in it:
+                pending.add(pool.submit(run_one, ep, **kwargs))
+                if len(pending) >= 2 * self.workers:
+                    break
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    yield f.result()
+                    nxt = next(it, None)
+                    if nxt is not None:
+                        pending.add(pool.submit(run_one, nxt, **kwargs))
+
+    def close(self) -> None:
+        pass
+
+
+def make_executor(kind: str = "local", workers: int = 1, **options: Any) -> Executor:
+    if kind == "local":
+        return LocalExecutor(workers)
+    if kind == "ray":
+        from experiments.ray_executor import RayExecutor
+
+        return RayExecutor(workers=workers, **options)
+    raise ValueError(f"executor={kind!r} is unknown; expected local or ray")

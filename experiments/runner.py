@@ -1,0 +1,54 @@
+"""``ttir run SPEC``: every combination, in worker processes, resumable, with a progress bar."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+from loguru import logger
+
+from experiments.executor import make_executor
+from experiments.spec import ExperimentSpec
+from experiments.store import RunStore
+
+
+def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None, executor: str = "local",
+        progress: bool = True, **executor_options: Any) -> dict[str, Any]:
+    """Run ``spec`` into ``out``; finished episodes found there are skipped (resume)."""
+    store = RunStore(out)
+    store.write_meta("spec.json", spec.model_dump(mode="json"))
+    episodes = spec.episodes()
+    done = store.done_ids()
+    todo = [e for e in episodes if e.id not in done]
+    n_workers = workers or spec.workers
+    logger.info("{}: {} episodes, {} already done, {} to run on {} worker(s)", spec.name, len(episodes),
+                len(episodes) - len(todo), len(todo), n_workers)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(episodes), initial=len(episodes) - len(todo), unit="ep", dynamic_ncols=True,
+                   desc=spec.name, smoothing=0.1)
+    ok = succ = errors = 0
+    t0 = time.perf_counter()
+    ex = make_executor(executor, n_workers, **executor_options)
+    try:
+        for rec in ex.run(todo, root=str(store.root), screenshots=spec.screenshots, width=spec.screenshot_width):
+            store.append(rec)
+            ok += 1
+            succ += bool(rec.get("success"))
+            errors += rec.get("status") == "error"
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(success=f"{succ}/{ok}", errors=errors)
+    finally:
+        ex.close()
+        if bar is not None:
+            bar.close()
+    elapsed = time.perf_counter() - t0
+    summary = {"episodes": len(episodes), "ran": ok, "skipped": len(episodes) - len(todo), "successes_this_run": succ,
+               "errors_this_run": errors, "elapsed_s": round(elapsed, 2),
+               "episodes_per_s": round(ok / elapsed, 3) if elapsed > 0 and ok else None}
+    store.write_meta("run.json", summary)
+    return summary

@@ -1,0 +1,211 @@
+"""Experiment specs (YAML, validated by pydantic) and their expansion into episodes.
+
+A spec names tasks, perturbations (``clean`` plus names, components or ``all``),
+agents, guard modes, seeds and repeats. ``pairing: cross`` runs every task under
+every perturbation; ``pairing: paper`` pairs each task with ONE fixed perturbation
+(AndroidReality Appendix B) and runs it clean and perturbed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any, Literal, Optional, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+GuardMode = Literal["off", "rules", "vlm", "cascade"]
+AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm"]
+COMPONENTS = ("state", "action", "transition")
+
+
+class AgentSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(..., description="Label used in reports (unique within the spec).")
+    kind: AgentKind = Field(..., description="replay | planner | oracle | reference | vlm.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Constructor parameters of the agent kind.")
+
+    @field_validator("name")
+    @classmethod
+    def _safe(cls, v: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", v):
+            raise ValueError(f"agent name {v!r} may only use letters, digits, '_', '.', '-'")
+        return v
+
+
+class ExperimentSpec(BaseModel):
+    """Everything ``ttir run`` needs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field("experiment", description="A name for the run.")
+    tasks: Union[Literal["all"], list[str]] = Field("all", description="Task names, or 'all'.")
+    task_seed: int = Field(0, description="Suite seed for task parameters (AndroidWorld instance seeding).")
+    instances: int = Field(1, ge=1, description="Instances (parameterisations) per task.")
+    perturbations: list[Union[str, dict[str, dict[str, Any]]]] = Field(
+        default_factory=lambda: ["clean", "all"],
+        description="'clean', perturbation names, components (state/action/transition), 'androidreality', 'antrap', "
+                    "'all', or {name: {param: value}} overrides.")
+    pairing: Literal["cross", "paper"] = Field("cross", description="cross: task x perturbation; paper: one fixed perturbation per task.")
+    agents: list[AgentSpec] = Field(default_factory=lambda: [AgentSpec(name="planner", kind="planner")])
+    guard: list[GuardMode] = Field(default_factory=lambda: ["off", "rules"], description="Guard modes to compare.")
+    guard_config: dict[str, Any] = Field(default_factory=dict, description="Dotted TTIRConfig overrides, e.g. {'stuck_loop.window': 5}.")
+    seeds: list[int] = Field(default_factory=lambda: [0], description="Episode seeds (perturbation realisation).")
+    repeats: int = Field(1, ge=1, description="Repeats per combination (for pass@k).")
+    budget_multiplier: float = Field(20.0, gt=0, description="Step budget = multiplier x reference_steps (paper: 20).")
+    trap_budget_factor: float = Field(1.15, ge=1.0, description="AnTrap extends the budget for trap episodes (x1.15).")
+    workers: int = Field(2, ge=1, description="Worker processes (one device each).")
+    screenshots: Literal["all", "failures", "none"] = Field("failures", description="Which episodes keep step screenshots.")
+    screenshot_width: int = Field(360, ge=64, description="Saved screenshots are downscaled to this width.")
+
+    @model_validator(mode="after")
+    def _unique_agents(self) -> "ExperimentSpec":
+        names = [a.name for a in self.agents]
+        if len(set(names)) != len(names):
+            raise ValueError(f"agents: names must be unique, got {names}")
+        if not self.agents:
+            raise ValueError("agents: at least one agent is needed")
+        return self
+
+    # -- loading ------------------------------------------------------------------------------
+    @classmethod
+    def from_yaml(cls, path: Union[str, Path]) -> "ExperimentSpec":
+        p = Path(path)
+        if not p.exists():
+            raise FileNotFoundError(f"spec file {p} does not exist")
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{p}: not valid YAML: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ValueError(f"{p}: expected a mapping at the top level")
+        try:
+            spec = cls.model_validate(data)
+        except ValidationError as exc:
+            lines = [f"{p}: {'.'.join(str(x) for x in e['loc'])}: {e['msg']} (got {e.get('input')!r})" for e in exc.errors()]
+            raise ValueError("invalid experiment spec:\n  " + "\n  ".join(lines)) from None
+        spec.check_names(source=str(p))
+        return spec
+
+    def check_names(self, source: str = "spec") -> None:
+        """Unknown task / perturbation names fail early, listing the valid ones."""
+        from benchmark.tasks import TASKS
+
+        if self.tasks != "all":
+            bad = [t for t in self.tasks if t not in TASKS]
+            if bad:
+                raise ValueError(f"{source}: tasks: unknown task(s) {', '.join(bad)}; known tasks: {', '.join(sorted(TASKS))}")
+        self.perturbation_list()
+
+    # -- expansion -------------------------------------------------------------------------------
+    def task_list(self) -> list[str]:
+        from benchmark.tasks import task_names
+
+        return task_names() if self.tasks == "all" else list(self.tasks)
+
+    def perturbation_list(self) -> list[tuple[str, dict[str, Any]]]:
+        """(name, overrides) in spec order; 'clean' is ('clean', {})."""
+        from perturb import ANDROIDREALITY, ANTRAP, REGISTRY
+
+        out: list[tuple[str, dict[str, Any]]] = []
+
+        def add(name: str, ov: dict[str, Any]) -> None:
+            if all(n != name for n, _ in out):
+                out.append((name, ov))
+
+        for item in self.perturbations:
+            if isinstance(item, dict):
+                if len(item) != 1:
+                    raise ValueError(f"perturbations: entry {item!r} must be a one-key mapping {{name: {{param: value}}}}")
+                (name, ov), = item.items()
+                if name not in REGISTRY:
+                    raise ValueError(f"perturbations: unknown perturbation {name!r}; known: {', '.join(REGISTRY)}")
+                add(name, dict(ov or {}))
+            elif item == "clean":
+                add("clean", {})
+            elif item in ("all", "androidreality"):
+                for n in ANDROIDREALITY:
+                    add(n, {})
+                if item == "all":
+                    for n in ANTRAP:
+                        add(n, {})
+            elif item == "antrap":
+                for n in ANTRAP:
+                    add(n, {})
+            elif item in COMPONENTS:
+                for n in ANDROIDREALITY:
+                    if REGISTRY[n].component == item:
+                        add(n, {})
+            elif item in REGISTRY:
+                add(item, {})
+            else:
+                raise ValueError(f"perturbations: unknown entry {item!r}; use 'clean', 'all', 'androidreality', 'antrap', "
+                                 f"a component ({', '.join(COMPONENTS)}) or one of: {', '.join(REGISTRY)}")
+        return out
+
+    def episodes(self) -> list["EpisodeSpec"]:
+        tasks = self.task_list()
+        perts = self.perturbation_list()
+        perturbed = [p for p in perts if p[0] != "clean"]
+        has_clean = any(p[0] == "clean" for p in perts)
+        out: list[EpisodeSpec] = []
+        for ti, task in enumerate(tasks):
+            if self.pairing == "paper":
+                chosen = ([("clean", {})] if has_clean else []) + ([perturbed[ti % len(perturbed)]] if perturbed else [])
+            else:
+                chosen = perts
+            for inst in range(self.instances):
+                for pname, pov in chosen:
+                    for seed in self.seeds:
+                        for rep in range(self.repeats):
+                            for agent in self.agents:
+                                for mode in self.guard:
+                                    out.append(EpisodeSpec(
+                                        task=task, instance=inst, task_seed=self.task_seed, perturbation=pname,
+                                        overrides=pov, agent=agent, guard=mode, seed=seed, repeat=rep,
+                                        budget_multiplier=self.budget_multiplier, trap_budget_factor=self.trap_budget_factor,
+                                        guard_config=self.guard_config,
+                                    ))
+        return out
+
+
+class EpisodeSpec(BaseModel):
+    """One combination: what a worker runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str
+    instance: int = 0
+    task_seed: int = 0
+    perturbation: str = "clean"
+    overrides: dict[str, Any] = Field(default_factory=dict)
+    agent: AgentSpec
+    guard: GuardMode = "off"
+    seed: int = 0
+    repeat: int = 0
+    budget_multiplier: float = 20.0
+    trap_budget_factor: float = 1.15
+    guard_config: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        ov = ""
+        if self.overrides:
+            ov = "+" + hashlib.sha256(repr(sorted(self.overrides.items())).encode()).hexdigest()[:6]
+        return (f"{self.task}-i{self.instance}__{self.perturbation}{ov}__{self.agent.name}__{self.guard}"
+                f"__s{self.seed}r{self.repeat}")
+
+    @property
+    def episode_seed(self) -> int:
+        """Seed of the perturbation realisation: the same for every agent and guard mode,
+        so with/without-guard comparisons face the identical perturbed MDP."""
+        key = f"{self.task_seed}:{self.task}:{self.instance}:{self.perturbation}:{self.seed}:{self.repeat}"
+        return int(hashlib.sha256(key.encode()).hexdigest(), 16) % (2**31)
+
+    @property
+    def agent_seed(self) -> int:
+        key = f"agent:{self.seed}:{self.repeat}:{self.agent.name}"
+        return int(hashlib.sha256(key.encode()).hexdigest(), 16) % (2**31)

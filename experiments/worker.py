@@ -1,0 +1,117 @@
+"""Run one episode of a spec inside a worker process (one simulated device per process)."""
+
+from __future__ import annotations
+
+import io
+import math
+import time
+import traceback
+from typing import Any, Optional
+
+from experiments.spec import EpisodeSpec
+from experiments.store import RunStore
+
+_DEVICE: Any = None
+
+
+def device() -> Any:
+    """This process's device (created once, reset for every episode)."""
+    global _DEVICE
+    if _DEVICE is None:
+        from benchmark import SimDevice
+
+        _DEVICE = SimDevice()
+    return _DEVICE
+
+
+def _jpeg(img: Any, width: int) -> bytes:
+    if img.width > width:
+        img = img.resize((width, max(1, round(img.height * width / img.width))))
+    buf = io.BytesIO()
+    img.save(buf, format="JPEG", quality=72)
+    return buf.getvalue()
+
+
+def budget_for(ep: EpisodeSpec, task: Any) -> int:
+    from perturb import REGISTRY
+
+    factor = ep.budget_multiplier
+    prof = REGISTRY.get(ep.perturbation)
+    if prof is not None and prof.layer is not None:
+        factor *= ep.trap_budget_factor  # AnTrap: budget x1.15 for trap episodes
+    return max(1, math.ceil(factor * task.reference_steps))
+
+
+def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: int = 360) -> dict[str, Any]:
+    """Run ``ep``, write its trajectory under ``root`` and return its record."""
+    global _DEVICE
+    from benchmark import make_task, run_episode
+    from perturb import REGISTRY, PerturbedDevice, make
+
+    store = RunStore(root)
+    prof = REGISTRY.get(ep.perturbation)
+    record: dict[str, Any] = {
+        "id": ep.id, "task": ep.task, "instance": ep.instance, "perturbation": ep.perturbation,
+        "component": prof.component if prof else "clean", "layer": prof.layer if prof else None,
+        "overrides": ep.overrides, "agent": ep.agent.name, "agent_kind": ep.agent.kind, "guard": ep.guard,
+        "seed": ep.seed, "repeat": ep.repeat, "episode_seed": ep.episode_seed,
+    }
+    images: dict[str, bytes] = {}
+    t0 = time.perf_counter()
+    env: Optional[Any] = None
+    try:
+        task = make_task(ep.task, seed=ep.task_seed, i=ep.instance)
+        budget = budget_for(ep, task)
+        perts = [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
+        env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
+        agent = _build(ep, task)
+
+        def keep(i: int, obs: Any) -> Optional[str]:
+            if screenshots == "none" or obs.screenshot is None:
+                return None
+            name = f"step_{i:03d}.jpg"
+            images[name] = _jpeg(obs.screenshot, width)
+            return name
+
+        result = run_episode(env, task, agent, budget, on_observation=keep)
+        final = env.observe()
+        if screenshots != "none" and final.screenshot is not None:
+            images["final.jpg"] = _jpeg(final.screenshot, width)
+        report = getattr(agent, "report", None)
+        traj = result.to_json_dict()
+        traj["spec"] = ep.model_dump(mode="json")
+        traj["events"] = env.event_log()
+        traj["guard"] = report.to_dict() if report is not None else None
+        traj["final_screen"] = final.summary() | {"package": final.package}
+        record.update(
+            status="ok", goal=task.goal, success=result.success, steps=result.steps, budget=budget,
+            termination=result.termination, error=result.error,
+            guard_summary=report.summary() if report is not None else None,
+            events=_count(env.event_log()),
+        )
+        keep_images = screenshots == "all" or (screenshots == "failures" and not result.success)
+        store.write_episode(ep.id, traj, images if keep_images else {})
+    except Exception as exc:  # noqa: BLE001 - an episode that raises is recorded, the run goes on
+        record.update(status="error", success=False, error="".join(traceback.format_exception(exc)))
+        _DEVICE = None  # a fresh device for the next episode
+    finally:
+        if env is not None:
+            try:
+                env.close()
+            except Exception:  # noqa: BLE001
+                _DEVICE = None
+    record["wall_s"] = round(time.perf_counter() - t0, 4)
+    return record
+
+
+def _build(ep: EpisodeSpec, task: Any) -> Any:
+    from experiments.agents import build_agent
+
+    return build_agent(ep, task)
+
+
+def _count(events: list[dict[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for e in events:
+        out[e["event"]] = out.get(e["event"], 0) + 1
+    return out
