@@ -408,7 +408,8 @@ class SimDevice:
 
         elements, nodes = export([(w.root, w.package) for w in windows])
         if main_kind == "app" and app is not None:
-            fg = f"{app.package}/{app.package}{windows[0].activity}"
+            act = windows[0].activity  # relative (".Foo") or fully qualified, as in a manifest
+            fg = f"{app.package}/{app.package + act if act.startswith('.') else act}"
         else:
             fg = f"{LAUNCHER}/com.android.launcher3.uioverrides.QuickstepLauncher"
         if self.overlay == "shade":
@@ -470,6 +471,8 @@ class SimDevice:
         frame = self._frame()
         t = action.action_type
         seconds = ACTION_SECONDS
+        if t != "wait":
+            self._toast = None  # a toast lasts until the next action (which may post a new one)
         if t in ("click", "long_press", "double_tap"):
             x, y = self._point(action, frame)
             node = self._hit(frame, x, y)
@@ -516,7 +519,6 @@ class SimDevice:
             self.answers.append(action.text or "")
         elif t == "status":
             pass
-        self._toast = None if t != "wait" else self._toast
         self.actions += 1
         self.clock.advance(seconds)
         self._invalidate()

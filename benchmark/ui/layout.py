@@ -341,6 +341,11 @@ def lay_dialog(w: Widget, m: Metrics, area: Box) -> Node:
     elif placement == "top":
         margin = m.dp(8)
         node = lay(w, m, x0 + margin, y0 + margin, width - 2 * margin)
+    elif placement == "menu":
+        # a popup menu anchored at the top-right overflow button, as Android's PopupMenu
+        margin = m.dp(8)
+        dw = min(width - 2 * margin, m.dp(_style(w, "max_w", 280)))
+        node = lay(w, m, x1 - margin - dw, y0 + margin, dw)
     else:
         dw = min(width - m.dp(48), m.dp(_style(w, "max_w", 560)))
         node = lay(w, m, x0 + (width - dw) // 2, 0, dw)

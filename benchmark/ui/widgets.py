@@ -281,3 +281,18 @@ def dialog(
         "card", id="android:id/parentPanel", children=kids, cls=cls or "android.widget.FrameLayout",
         style={"pad": 24, "gap": 16, "surface": "dialog", "placement": style, "scrim": scrim},
     )
+
+
+def popup_menu(items: list[tuple[str, Handler]], *, max_w: float = 280) -> Widget:
+    """An overflow PopupMenu (pass it as ``Screen.dialog``): a ListView of items whose
+    labels use ``android:id/title``, anchored top-right, without a scrim. Tapping
+    outside closes it like any dialog."""
+    rows = [
+        Widget("row", on_click=handler, children=[text(label, id="android:id/title", size=16)],
+               style={"pad": 14, "min_h": 48, "align": "center"})
+        for label, handler in items
+    ]
+    return Widget(
+        "card", children=rows, cls="android.widget.ListView",
+        style={"pad": 4, "gap": 0, "surface": "dialog", "placement": "menu", "scrim": False, "radius": 6, "max_w": max_w},
+    )
