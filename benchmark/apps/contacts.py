@@ -113,7 +113,8 @@ class ContactsApp(App):
                 ui.replace("detail", cid=c.id)
             ui.toast("Contact saved")
 
-        fields = [field_(key, hint, id=f"{key}_name" if key in ("first", "last") else key) for key, hint in FORM_FIELDS]
+        fields = [field_(key, hint, id=f"{key}_name" if key in ("first", "last") else key, label_space=True)
+                  for key, hint in FORM_FIELDS]
         return Screen(
             top=top_bar(
                 "Edit contact" if editing else "Create contact",
@@ -121,11 +122,15 @@ class ContactsApp(App):
                 actions=[button("Save", save, id="menu_save", variant="filled")],
             ),
             body=scroll(
-                column(image("person", size=96, circle=True, id="photo", desc="Add contact photo"), align="center", pad=8),
-                text("Saving to Device only. Sign in to an account to back up your contacts and access them from all your devices.",
+                column(image("person", size=96, circle=True, id="photo", desc="Add contact photo"),
+                       button("Add picture", lambda: None, id="add_photo", variant="text"), align="center", pad=4, gap=4),
+                row(image("phone", size=24, color="muted"),
+                    column(text("Saving to", size=13, color="muted"), text("Device", id="account_name", size=16), weight=1),
+                    id="account_container", pad=8, gap=16),
+                text("Contacts are saved to this device only. Sign in to an account to back up your contacts, keep them in sync and restore them later.",
                      id="account_banner", size=14, color="muted"),
                 *fields,
-                id="editor_list", pad=16, gap=12,
+                id="editor_list", pad=16, gap=8,
             ),
             activity=".activities.ContactEditorActivity",
         )

@@ -111,6 +111,8 @@ def lay(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
             lines = wrap(shown, px, inner, 1)
             n = 1
         h = n * line_height(px) + m.dp(32)
+        if _style(w, "label_space", False):
+            h += line_height(m.sp(12))  # a filled field keeps room for its floating label
         return Node(w, (x, y, x + width, y + h), lines=lines, font_px=px)
     if k in ("checkbox", "radio"):
         px = m.sp(16)

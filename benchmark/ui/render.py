@@ -196,7 +196,8 @@ class Painter:
         d.rounded_rectangle(n.bounds, radius=m.dp(4), fill=self.c("field_bg"),
                             outline=self.c("accent" if focused else "outline"), width=m.dp(2) if focused else max(2, m.dp(1)))
         pad = m.dp(16)
-        inner = (x1 + pad, y1 + pad, x2 - pad, y2 - pad)
+        top = line_height(m.sp(12)) // 2 if w.style.get("label_space") else 0  # room kept for the floating label
+        inner = (x1 + pad, y1 + pad + top, x2 - pad, y2 - pad)
         if w.text:
             shown = tuple("•" * len(ln) for ln in n.lines) if w.state.get("password") else n.lines
             self.text_lines(shown, n.font_px, inner, self.c("text"))
