@@ -71,6 +71,7 @@ class PlanStep(BaseModel):
     text: Optional[str] = None
     value: Optional[float] = None
     direction: Optional[Literal["up", "down"]] = None
+    optional: bool = False  # skipped when its target is not on screen (e.g. an AM/PM toggle only 12-hour clocks show)
 
     def describe(self) -> str:
         k, t = self.kind, self.target.describe() if self.target else ""
@@ -99,8 +100,8 @@ def T(text: Optional[str] = None, *, id: Optional[str] = None, desc: Optional[st
     return Target(text=text, id=id, desc=desc, contains=contains, nth=nth, editable=editable)
 
 
-def tap(target: Target | str) -> PlanStep:
-    return PlanStep(kind="tap", target=_t(target))
+def tap(target: Target | str, *, optional: bool = False) -> PlanStep:
+    return PlanStep(kind="tap", target=_t(target), optional=optional)
 
 
 def long_press(target: Target | str) -> PlanStep:

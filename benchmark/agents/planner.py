@@ -120,6 +120,10 @@ class PlannerAgent:
                               "Declare the task complete")
         step = self.plan[self.i]
         action, target = self._ground(step, obs)
+        while action is None and step.optional and self.i + 1 < len(self.plan):
+            self.i += 1  # an optional step whose target is absent: skip it
+            step = self.plan[self.i]
+            action, target = self._ground(step, obs)
         if action is not None and not (target is not None and screen.covered(obs, target)):
             if self.handled_interruption and not self.engaged:
                 self.handled_interruption = False

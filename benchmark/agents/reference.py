@@ -40,6 +40,10 @@ class ReferenceAgent:
                              thought="Every step of the plan is done.", summary="Declare the task complete")
         step = self.plan[self.i]
         action = ground(step, obs)
+        while action is None and step.optional and self.i + 1 < len(self.plan):
+            self.i += 1  # an optional step whose target is absent: skip it
+            step = self.plan[self.i]
+            action = ground(step, obs)
         if action is None:
             return self._reveal(step, obs)
         self.i += 1

@@ -104,7 +104,8 @@ class ClockAlarmCreate(_ClockTask):
 
     @classmethod
     def generate_params(cls, rng: random.Random) -> dict[str, Any]:
-        hour, minute = rng.randint(0, 23), rng.randint(0, 59)
+        # morning times read the same on 12- and 24-hour clocks, so one plan fits both settings
+        hour, minute = rng.randint(1, 11), rng.randint(0, 59)
         return {"hour": hour, "minute": minute, "time": fmt_12h(hour, minute)}
 
     def setup(self, device: Any) -> None:
@@ -120,18 +121,17 @@ class ClockAlarmCreate(_ClockTask):
         return any(a.enabled for a in _clock(device).alarms_at(self.params["hour"], self.params["minute"]))
 
     def reference_solution(self) -> list[PlanStep]:
-        # Assumes the 12-hour clock (the device default). The picker opens on the current
-        # time, so AM/PM is only tapped when the episode's time of day is the other half.
+        # The picker opens on the current time (an afternoon); a 12-hour clock needs AM
+        # tapped, a 24-hour clock shows no AM/PM toggle (the optional step is skipped).
         h, m = self.params["hour"], self.params["minute"]
-        period = "PM" if h >= 12 else "AM"
         steps = [
             open_app("Clock"),
             tap(T(desc="Alarm")),
             tap(T(desc="Add alarm")),
-            type_into(T(id="material_hour_text_input"), str(h % 12 or 12)),
+            type_into(T(id="material_hour_text_input"), str(h)),
             type_into(T(id="material_minute_text_input"), f"{m:02d}"),
             enter(),  # Done: hides the keyboard
         ]
-        if (h >= 12) != (EPOCH.hour >= 12):
-            steps.append(tap(T(period, id=f"material_clock_period_{period.lower()}_button")))
+        if EPOCH.hour >= 12:
+            steps.append(tap(T("AM", id="material_clock_period_am_button"), optional=True))
         return steps + [tap(T("OK", id="material_timepicker_ok_button"))]
