@@ -1,0 +1,301 @@
+"""Action-effect verification (AndroidReality §5.1 ②, App. D.1):
+``previous_intended_effect_satisfied`` = yes / no / uncertain; a problem when "no".
+
+Rules, by the type of the previous action:
+- wait / status / answer have no expected visible effect: yes;
+- touches: UI-tree diff and thumbnail pixel diff over the whole screen and over
+  the targeted element's region. Nothing changed: no (a dropped or absorbed tap,
+  a stale coordinate on empty space) — unless the target was already selected or
+  checked (a selected tab), then uncertain. Something changed but the tap landed
+  on another element than the one the summary names, while that one is on
+  screen: no (a stale coordinate on a neighbour);
+- input_text: the typed text must be in a field, and in the field the summary
+  names (label / hint / id) — the phone-number-in-Company case of Figure 10;
+- scroll / swipe / enter / back: a change is a yes; no change is uncertain where
+  it can be legitimate (the end of a list, a slider already at its value);
+- open_app / navigate_home / app_switch: the expected app or launcher in front.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Optional
+
+from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
+from diagnosers.signals import fields as F
+from diagnosers.signals.actions import (
+    NO_VISIBLE_EFFECT,
+    describe_element,
+    intended_targets,
+    is_shade_pull,
+    point_of,
+    same_action,
+    target_index,
+)
+from diagnosers.signals.change import ScreenChange, compare
+from diagnosers.signals.context import app_named_in_goal
+from diagnosers.signals.data import builtin
+from diagnosers.signals.findings import as_judgment, model_finding
+from diagnosers.signals.image import MIN_CHANGED_PIXELS, changed_pixels
+from diagnosers.signals.system import interrupter_kind, is_app_package, is_launcher
+from diagnosers.signals.text import contains_phrase, normalize, same_text, text_landed
+from diagnosers.signals.tree import clickable_ancestor, deepest_at, element_at, foreground_package, labels_around, screen_tree
+from ttir.config import ActionEffectConfig
+from ttir.types import Observation, StepRecord
+
+TAP_BOX_PX = 60  # half-size of the region checked around a tap that hit no element
+SAME_CONTROL_PX = 24  # two taps this close press the same control
+
+
+@lru_cache(maxsize=1)
+def _silent_words() -> tuple[str, ...]:
+    return tuple(normalize(w) for w in builtin("effects").get("silent_targets", []))
+
+
+class ActionEffectDiagnoser(Diagnoser):
+    """Did the previous action have the effect its summary intended?"""
+
+    name = "action_effect"
+
+    @classmethod
+    def default_config(cls) -> ActionEffectConfig:
+        return ActionEffectConfig()
+
+    # -- the rule tier ------------------------------------------------------------------
+    def rules(self, ctx: DiagnosisContext) -> Finding:
+        if not ctx.history:
+            return self._f("yes", 1.0, "no previous action to verify")
+        rec = ctx.history[-1]
+        a = rec.step.action
+        t = a.action_type
+        base = {"action": a.to_dict(), "intended_effect": rec.step.summary, "source": rec.source}
+        if t in NO_VISIBLE_EFFECT:
+            return self._f("yes", 0.95, f"{t} has no expected visible effect", base)
+        before, after = rec.observation, ctx.observation
+        ch = compare(before, after)
+        if not ch.known:
+            return self._f("uncertain", 0.3, "neither screenshots nor UI trees to compare", base)
+        if t in ("click", "long_press", "double_tap"):
+            return self._touch(ctx.history, after, ch, base)
+        if t == "input_text":
+            return self._typed(rec, after, ch, base)
+        if t == "scroll":
+            if ch.changed:
+                return self._f("yes", 0.8, "the scroll moved the screen", base)
+            return self._f("uncertain", 0.5, "the scroll changed nothing (the end of the list, or a dropped scroll)", base)
+        if t == "swipe":
+            return self._swipe(rec, after, ch, base)
+        if t == "open_app":
+            return self._open_app(rec, after, ch, base)
+        if t == "navigate_home":
+            if is_launcher(foreground_package(after)) and not screen_tree(after).shade_open:
+                return self._f("yes", 0.9, "the home screen is in front", base)
+            return self._f("uncertain" if ch.changed else "no", 0.6 if ch.changed else 0.8,
+                           "home was pressed but the launcher is not in front", base)
+        if t == "navigate_back":
+            if ch.changed:
+                return self._f("yes", 0.75, "back changed the screen", base)
+            if is_launcher(foreground_package(before)):
+                return self._f("uncertain", 0.5, "back on the home screen changes nothing", base)
+            return self._f("no", 0.7, "back was pressed but the screen did not change", base)
+        if t == "keyboard_enter":
+            if ch.changed:
+                return self._f("yes", 0.75, "enter changed the screen", base)
+            return self._f("uncertain", 0.5, "enter changed nothing visible", base)
+        if t == "app_switch":
+            if ch.changed:
+                return self._f("yes", 0.8, "the overview opened", base)
+            return self._f("no", 0.7, "app switch changed nothing", base)
+        return self._f("uncertain", 0.3, f"no rule for {t}", base)
+
+    # -- touches ------------------------------------------------------------------------
+    def _touch(self, ctx_history: list[StepRecord], after: Observation, ch: ScreenChange,
+               base: dict[str, Any]) -> Finding:
+        rec = ctx_history[-1]
+        before, a = rec.observation, rec.step.action
+        ti = target_index(a, before)
+        target = before.elements[ti] if ti is not None else None
+        anchor = before.elements[clickable_ancestor(before, ti)] if ti is not None else None
+        p = point_of(a, before)
+        interactive = target is not None and (target.clickable or target.long_clickable or target.editable
+                                              or target.checkable)
+        di = deepest_at(before, *p) if p is not None else None
+        deepest = before.elements[di] if di is not None else None
+        if interactive:
+            region = target.bounds
+        elif p is not None:
+            region = (p[0] - TAP_BOX_PX, p[1] - TAP_BOX_PX, p[0] + TAP_BOX_PX, p[1] + TAP_BOX_PX)
+        else:
+            region = None
+        region_px = changed_pixels(before, after, region, pad=self.config.region_pad_px) if region else None
+        region_changed = region_px is not None and region_px >= MIN_CHANGED_PIXELS
+        details = {**base, "target_element": describe_element(target), "point": list(p) if p else None,
+                   "intended_targets": intended_targets(rec.step), "region_changed_pixels": region_px,
+                   "tree_similarity": ch.tree_similarity, "changed_pixels": ch.pixels}
+        if not ch.changed and not region_changed:
+            for e in (target, anchor, deepest):
+                if e is not None and (e.selected or (e.checkable and e.checked and "radio" in e.class_name.lower())):
+                    return self._f("uncertain", 0.5, "the tap changed nothing, but its target was already selected", details)
+            if target is not None and target.editable and target.focused:
+                return self._f("yes", 0.7, "the tapped field already had the focus", details)
+            if target is not None and "seekbar" in target.class_name.lower() and ch.pixels is None:
+                return self._f("uncertain", 0.4, "a slider's value is not in the UI tree and there is no screenshot", details)
+            if ti is not None and self._silent_target(rec, before, ti):
+                return self._f("uncertain", 0.5, f"the tap on {_name(target)} changed nothing, but that control "
+                                                 "often works without a visible change", details)
+            if self._stepper(ctx_history):
+                return self._f("uncertain", 0.5, f"the same control was pressed before and changed the screen then; "
+                                                 "its effect depends on state (a counter, a value that repeats)", details)
+            what = f"on {_name(target)}" if interactive else "on empty space (nothing there takes a tap)"
+            return self._f("no", 0.85, f"the {a.action_type} {what} changed nothing on screen", details)
+        missed = self._missed_target(rec, ti)
+        if missed is not None:
+            details["missed_target"] = missed
+            return self._f("no", 0.7, f"the tap landed on {_name(target)}, not on the {missed['label']!r} the step "
+                                      "names, which is elsewhere on screen", details)
+        conf = 0.8 if ch.tree_similarity is not None else 0.6
+        return self._f("yes", conf, "the screen changed after the tap", details)
+
+    @staticmethod
+    def _silent_target(rec: StepRecord, before: Observation, ti: int) -> bool:
+        names = labels_around(before, ti) + intended_targets(rec.step)
+        return any(contains_phrase(n, w) for n in names for w in _silent_words())
+
+    @staticmethod
+    def _stepper(history: list[StepRecord]) -> bool:
+        """The step before pressed the same control and that press changed the screen."""
+        if len(history) < 2:
+            return False
+        prev, rec = history[-2], history[-1]
+        if not same_action(prev, rec, SAME_CONTROL_PX):
+            return False
+        return compare(prev.observation, rec.observation).changed
+
+    def _missed_target(self, rec: StepRecord, ti: Optional[int]) -> Optional[dict[str, Any]]:
+        """The named target, when the tap hit something else and the named one is on screen."""
+        before = rec.observation
+        if ti is None or not screen_tree(before).has_tree:
+            return None
+        targets = [normalize(x) for x in intended_targets(rec.step)]
+        targets = [x for x in targets if len(x) >= 2]
+        if not targets:
+            return None
+        hit_labels = [normalize(s) for s in labels_around(before, ti)]
+        for tgt in targets:
+            if any(same_text(tgt, h) or contains_phrase(h, tgt) or contains_phrase(tgt, h) for h in hit_labels if h):
+                return None
+        tree = screen_tree(before)
+        for tgt in targets:
+            for i in tree.content:
+                e = before.elements[i]
+                names = (e.text, e.content_desc, e.hint, e.resource_id.split("/", 1)[-1])
+                if any(same_text(tgt, n) for n in names if n) and e.area > 0:
+                    return {"label": tgt, **(describe_element(e) or {})}
+        return None
+
+    # -- typing -------------------------------------------------------------------------
+    def _typed(self, rec: StepRecord, after: Observation, ch: ScreenChange, base: dict[str, Any]) -> Finding:
+        before, a = rec.observation, rec.step.action
+        typed = a.text or ""
+        details = {**base, "typed_text": typed}
+        if not screen_tree(after).has_tree:
+            if ch.changed:
+                return self._f("uncertain", 0.4, "the screen changed, but without a UI tree the field text cannot be read", details)
+            return self._f("no", 0.7, "typing changed nothing on screen", details)
+        if not normalize(typed):
+            return self._f("yes", 0.6, "nothing visible was typed", details)
+        focused_password = any(after.elements[i].password for i in F.editable_indices(after))
+        landed = F.landing_fields(before, after, typed)
+        if not landed:
+            if focused_password:
+                return self._f("uncertain", 0.5, "a password field hides what was typed", details)
+            if any(text_landed(typed, s) for s in screen_tree(after).texts):
+                return self._f("uncertain", 0.5, "the typed text shows on screen, but in no text field", details)
+            hidden = self._target_field_hidden(rec, after)
+            if hidden and ch.changed:
+                return self._f("uncertain", 0.5, "the field typed into is no longer visible (under the keyboard or "
+                                                 "scrolled away)", details)
+            return self._f("no", 0.85, f"the typed text {typed!r} is not in any text field", details)
+        details["landed_in"] = F.describe_field(after, landed[0])
+        if self.config.check_text_fields and screen_tree(before).has_tree:
+            intended = F.mentioned_fields(before, rec.step.summary, typed)
+            if intended:
+                landed_before = [F.to_before(before, after, i) for i in landed]
+                if not any(j in intended for j in landed_before if j is not None):
+                    details["intended_field"] = F.describe_field(before, intended[0])
+                    names = details["intended_field"]["names"]
+                    got = details["landed_in"]["names"]
+                    return self._f("no", 0.8, f"the text landed in the field {got[0] if got else '?'!r}, "
+                                              f"not in the {names[0] if names else '?'!r} field the step names", details)
+        return self._f("yes", 0.85, "the typed text is in the intended field", details)
+
+    @staticmethod
+    def _target_field_hidden(rec: StepRecord, after: Observation) -> bool:
+        """The field the text was meant for (at the action's point, or focused) is not
+        on the later screen."""
+        before, a = rec.observation, rec.step.action
+        ti = target_index(a, before)
+        if ti is None or not before.elements[ti].editable:
+            ti = next((i for i in F.editable_indices(before) if before.elements[i].focused), None)
+        if ti is None:
+            return True
+        e = before.elements[ti]
+        same = [i for i in F.editable_indices(after)
+                if (e.resource_id and after.elements[i].resource_id == e.resource_id)
+                or (not e.resource_id and after.elements[i].bounds == e.bounds)]
+        return not same
+
+    # -- other actions -------------------------------------------------------------------
+    def _swipe(self, rec: StepRecord, after: Observation, ch: ScreenChange, base: dict[str, Any]) -> Finding:
+        before, a = rec.observation, rec.step.action
+        if is_shade_pull(a, before.screen_size):
+            if screen_tree(after).shade_open:
+                return self._f("yes", 0.9, "the notification shade is open", base)
+            if screen_tree(before).shade_open:
+                return self._f("uncertain", 0.5, "the shade was already open", base)
+            if ch.changed:
+                return self._f("yes" if not screen_tree(after).has_tree else "uncertain", 0.5,
+                               "the screen changed after pulling down from the top", base)
+            return self._f("no", 0.8, "the swipe from the top edge did not open the shade", base)
+        ti = element_at(before, a.x, a.y) if a.x is not None and a.y is not None else None
+        if ch.changed:
+            return self._f("yes", 0.75, "the swipe changed the screen", base)
+        if ti is not None and "seekbar" in before.elements[ti].class_name.lower():
+            return self._f("uncertain", 0.5, "the slider did not move (it may already be at that value)", base)
+        return self._f("uncertain", 0.5, "the swipe changed nothing (nothing to move, or a dropped gesture)", base)
+
+    def _open_app(self, rec: StepRecord, after: Observation, ch: ScreenChange, base: dict[str, Any]) -> Finding:
+        name = rec.step.action.app_name or ""
+        fg = foreground_package(after)
+        if is_app_package(fg) and app_named_in_goal(fg, name):
+            return self._f("yes", 0.9, f"{fg} is in front", base)
+        if is_launcher(fg) and not ch.changed:
+            return self._f("no", 0.85, f"open_app({name!r}) left the home screen in front", base)
+        if interrupter_kind(fg) is not None:
+            return self._f("uncertain", 0.4, f"{fg} is in front (a system dialog?)", base)
+        if is_app_package(fg) and ch.changed:
+            return self._f("yes", 0.6, f"an app ({fg}) opened", base)
+        return self._f("uncertain", 0.4, f"open_app({name!r}): {fg or 'unknown'} is in front", base)
+
+    # -- findings -----------------------------------------------------------------------
+    def _f(self, verdict: str, confidence: float, why: str, details: Optional[dict[str, Any]] = None) -> Finding:
+        return Finding(diagnoser=self.name, problem=verdict == "no", verdict=verdict, confidence=confidence,
+                       evidence=[why], details=details or {})
+
+    def from_judgment(self, judgment: Any, cost: Cost) -> Finding:
+        j = as_judgment(judgment)
+        v = j.previous_intended_effect_satisfied
+        return model_finding(self.name, v, v == "no", j, cost, "previous_intended_effect_satisfied")
+
+    def merge(self, rule: Finding, model: Finding) -> Finding:
+        """The cascade asks the model when the rules are unsure: the model decides, and
+        keeps what the rules knew about the action for the recovery."""
+        model.details = {**rule.details, **model.details}
+        return model
+
+
+def _name(e: Any) -> str:
+    if e is None:
+        return "nothing"
+    label = e.text or e.content_desc or e.resource_id.split("/", 1)[-1] or e.class_name.rsplit(".", 1)[-1]
+    return repr(label)

@@ -1,0 +1,326 @@
+"""Interference detection (AndroidReality §5.1 ③, App. D.1): ``interference_present``.
+
+Rules over the UI tree. Each overlay candidate (a window from another package, a
+system dialog, a heads-up banner, a dialog / sheet container inside the app)
+gets a score from structural evidence (known system dialog ids, interrupter
+packages, system UI windows, dialog containers, a scrim), from the interruption
+lexicon (``data/interruption.yaml``) and from a decline button; app dialogs the
+agent's own last tap opened ("Delete recipe?" after tapping "Delete") and
+dialogs that share words with the goal lose score. Score >= ``min_score``:
+true; >= ``uncertain_score``: uncertain (the cascade asks the model).
+
+A tap on an interruption's engage / neutral button that leads to a new screen
+(the next page of a consent flow, the "Security Center" wizard) makes that
+screen a "flow" candidate, which stays one while the agent keeps working in it.
+
+Never interference: the status and navigation bars, the soft keyboard, the
+notification shade the agent pulled down itself, the launcher and the overview.
+Without a UI tree the rules can only compare pixels (a dimmed backdrop) and
+usually answer uncertain.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
+from diagnosers.signals.actions import intended_words, point_of, target_index
+from diagnosers.signals.cache import CACHE
+from diagnosers.signals.change import compare
+from diagnosers.signals.context import goal_words, in_overlay, shade_owned, track
+from diagnosers.signals.findings import as_judgment, model_finding
+from diagnosers.signals.image import region_mean
+from diagnosers.signals.lexicon import Lexicon, load_lexicon
+from diagnosers.signals.overlays import (
+    LEXICON_CAP,
+    W_DISMISS_BUTTON,
+    Candidate,
+    button_roles,
+    make_candidate,
+    overlay_candidates,
+    progress_nodes,
+    score_text,
+)
+from diagnosers.signals.system import is_app_package, package_of
+from diagnosers.signals.text import content_words
+from diagnosers.signals.tree import foreground_package, label_similarity, labels_around, screen_tree
+from ttir.config import InterferenceConfig
+from ttir.types import Observation
+
+W_FOREIGN_APP = 0.45  # a window of another app than the one(s) the agent works in
+W_UNREQUESTED_SHADE = 0.35
+W_OPENED_BY_LAST_ACTION = -0.45  # the agent's own tap opened this dialog ("Delete" -> "Delete recipe?")
+W_GOAL_WORD = -0.15  # per shared goal word (at most two)
+W_CONTINUES_INTERRUPTION = 0.15  # opened by a tap inside an interruption (a wizard's next page)
+W_FLOW = 0.3  # the screen an engage / neutral tap on an interruption led to
+W_PERSISTENT_SPINNER = 0.45
+VERDICT_KEY = "interference.verdict"
+CLOSING_KINDS = ("permission", "anr", "heads_up")  # every button closes them (or leaves the app)
+REVEALED_SHARE = 0.6  # share of a screen's labels already present before: the overlay just closed
+FLOW_SAME_PAGE = 0.5  # label similarity at which a flow page is still the same page (scrolled, checked)
+SCRIM_DARKENING = 0.8  # border luminance ratio (now / before) that looks like a dimmed backdrop
+
+
+class InterferenceDiagnoser(Diagnoser):
+    """Is an off-task overlay (pop-up, sheet, ad, banner, system dialog) on screen?"""
+
+    name = "interference"
+
+    def __init__(self, config: Any = None, *, mode: Any = None, judge: Any = None):
+        super().__init__(config, mode=mode, judge=judge)
+        self.lexicon: Lexicon = load_lexicon(getattr(self.config, "lexicon_file", None))
+
+    @classmethod
+    def default_config(cls) -> InterferenceConfig:
+        return InterferenceConfig()
+
+    # -- the rule tier ------------------------------------------------------------------
+    def rules(self, ctx: DiagnosisContext) -> Finding:
+        obs = ctx.observation
+        if not screen_tree(obs).has_tree:
+            return self._from_pixels(ctx)
+        scored: list[tuple[float, Candidate, dict[str, float], dict[str, float]]] = []
+        flow = self._flow_candidate(ctx)
+        for c in overlay_candidates(obs) + ([flow] if flow is not None else []):
+            s = self._score(ctx, c)
+            if s is not None:
+                scored.append((s[0], c, s[1], s[2]))
+        spinner = self._spinner(ctx)
+        best = max(scored, key=lambda x: x[0], default=None)
+        self._remember(obs, best)
+        if best is None or best[0] < self.config.uncertain_score:
+            if spinner is not None:
+                return spinner
+            top = best[0] if best else 0.0
+            return Finding(diagnoser=self.name, problem=False, verdict="false", confidence=round(1.0 - top / 2, 3),
+                           evidence=["no overlay candidate" if best is None else
+                                     f"strongest overlay candidate ({best[1].kind}, {best[1].title!r}) scores {top:.2f}"],
+                           details={"candidates": [self._brief(x) for x in scored]})
+        score, c, feats, hits = best
+        details = self._details(c, score, feats, hits)
+        details["candidates"] = [self._brief(x) for x in scored if x[1] is not c]
+        why = (f"{c.kind} from {c.package or '?'} titled {c.title!r}: score {score:.2f} "
+               f"({', '.join(f'{k} {v:+.2f}' for k, v in feats.items() if v)})")
+        if score >= self.config.min_score:
+            return Finding(diagnoser=self.name, problem=True, verdict="true", confidence=round(min(1.0, score), 3),
+                           evidence=[why], details=details)
+        return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=round(score, 3),
+                       evidence=[why], details=details)
+
+    def _score(self, ctx: DiagnosisContext, c: Candidate) -> Optional[tuple[float, dict[str, float], dict[str, float]]]:
+        feats = dict(c.features)
+        lex, hits = score_text(c, self.lexicon)
+        if c.kind == "shade":
+            if shade_owned(ctx):
+                return None
+            feats["unrequested_shade"] = W_UNREQUESTED_SHADE
+        feats["lexicon"] = lex
+        roles = button_roles(c.buttons, self.lexicon, c.kind)
+        if "dismiss" in roles and (lex > 0 or sum(c.features.values()) >= 0.45):
+            feats["decline_button"] = W_DISMISS_BUTTON
+        if c.kind in ("window", "dialog", "takeover"):
+            if c.kind == "window" and self._foreign(ctx, c):
+                feats["foreign_package"] = W_FOREIGN_APP
+            link = self._link_to_last_action(ctx, c)
+            if link == "opened":
+                feats["opened_by_last_action"] = W_OPENED_BY_LAST_ACTION
+            elif link == "continues":
+                feats["continues_interruption"] = W_CONTINUES_INTERRUPTION
+            shared = self._goal_overlap(ctx, c)
+            if shared:
+                # goal words protect the task's own dialogs ("Delete recipe?"), not a
+                # dialog whose wording is plainly promotional
+                feats["goal_overlap"] = round(W_GOAL_WORD * min(2, len(shared)) * (1 - lex / LEXICON_CAP), 3)
+        score = max(0.0, sum(feats.values()))
+        return round(score, 3), feats, hits
+
+    def _remember(self, obs: Observation, best: Optional[tuple]) -> None:
+        """Keep this screen's verdict: the next step asks whether the agent tapped into it."""
+        if best is None:
+            CACHE.slot(obs)[VERDICT_KEY] = (0.0, None, [], "")
+            return
+        score, c = best[0], best[1]
+        roles = button_roles(c.buttons, self.lexicon, c.kind)
+        CACHE.slot(obs)[VERDICT_KEY] = (score, c.bounds, [(b.bounds, r) for b, r in zip(c.buttons, roles)], c.kind)
+
+    def _tapped_interruption(self, obs: Observation, point: tuple[int, int]) -> Optional[str]:
+        """The role of what a touch at ``point`` hit inside an interruption on ``obs``
+        ('' when it hit the interruption but no button; 'dismiss' for dialogs that any
+        answer closes), or None when it hit no interruption."""
+        verdict = CACHE.slot(obs).get(VERDICT_KEY)
+        if verdict is None:  # not diagnosed (a recorded history): the context-free score
+            best = None
+            for c in overlay_candidates(obs):
+                if c.kind == "shade":
+                    continue
+                sc = c.structural_score + score_text(c, self.lexicon)[0]
+                if best is None or sc > best[0]:
+                    roles = button_roles(c.buttons, self.lexicon, c.kind)
+                    best = (sc, c.bounds, [(b.bounds, r) for b, r in zip(c.buttons, roles)], c.kind)
+            verdict = best or (0.0, None, [], "")
+        score, bounds, buttons, kind = verdict
+        if bounds is None or score < self.config.min_score or not _inside(point, bounds):
+            return None
+        if kind in CLOSING_KINDS:
+            return "dismiss"  # any answer closes these; what follows is not a page of theirs
+        return next((r for b, r in buttons if _inside(point, b)), "")
+
+    def _flow_candidate(self, ctx: DiagnosisContext) -> Optional[Candidate]:
+        """The screen a tap on an interruption's engage / neutral button led to (the next
+        page of a consent flow or a security wizard), when it is not itself an overlay."""
+        prev = ctx.previous
+        if prev is None:
+            return None
+        a = prev.step.action
+        p = point_of(a, prev.observation) if a.is_touch else None
+        role = self._tapped_interruption(prev.observation, p) if p is not None else None
+        if role == "dismiss":
+            return None
+        if role is None or not compare(prev.observation, ctx.observation).changed:
+            # not a tap into an interruption: is this still the flow page of the step before?
+            before = CACHE.slot(prev.observation).get(VERDICT_KEY)
+            if before is None or before[3] != "flow" or before[0] < self.config.min_score:
+                return None
+            if a.action_type in ("navigate_back", "navigate_home", "open_app", "app_switch"):
+                return None
+            sim = label_similarity(screen_tree(prev.observation), screen_tree(ctx.observation))
+            if sim is None or sim < FLOW_SAME_PAGE:
+                return None
+        elif _revealed(prev.observation, ctx.observation):
+            return None  # the tap closed the interruption: what shows now was under it
+        elif foreground_package(ctx.observation) != foreground_package(prev.observation):
+            return None  # it opened another app: the task-alignment check's business
+        tree = screen_tree(ctx.observation)
+        main = next((r for r in tree.roots if r not in tree.chrome_roots and r not in tree.ime_roots
+                     and r not in tree.heads_up_roots and r not in tree.shade_roots), None)
+        if main is None:
+            return None
+        c = make_candidate(ctx.observation, main, "flow", True)
+        c.features["continues_interruption"] = W_FLOW
+        return c
+
+    def _foreign(self, ctx: DiagnosisContext, c: Candidate) -> bool:
+        if not is_app_package(c.package):
+            return False
+        tree = screen_tree(ctx.observation)
+        main = next((package_of(ctx.observation.elements[r].package) for r in tree.roots
+                     if r not in tree.chrome_roots and r not in tree.ime_roots), "")
+        if c.package == main:
+            return False
+        return c.package not in track(ctx).on_task
+
+    def _link_to_last_action(self, ctx: DiagnosisContext, c: Candidate) -> Optional[str]:
+        """'opened' when the agent's last touch named what this new dialog is about,
+        'continues' when that touch landed inside an interruption."""
+        prev = ctx.previous
+        if prev is None:
+            return None
+        sig = c.signature()
+        if any(p.signature() == sig for p in overlay_candidates(prev.observation)):
+            return None  # it was already there before the last action
+        a = prev.step.action
+        if not a.is_touch and a.action_type != "keyboard_enter":
+            return None
+        if a.is_touch and in_overlay(prev.observation, point_of(a, prev.observation)):
+            return "continues"
+        words: set[str] = set(intended_words(prev.step))
+        ti = target_index(a, prev.observation) if a.is_touch else None
+        if ti is not None:
+            for label in labels_around(prev.observation, ti, ids=False):
+                words |= content_words(label)
+        ov = content_words(" ".join([c.title] + [b.label for b in c.buttons]))
+        return "opened" if words & ov else None
+
+    def _goal_overlap(self, ctx: DiagnosisContext, c: Candidate) -> set[str]:
+        # words of the app's name ("Simple SMS Messenger" ~ com.simplemobiletools.smsmessenger) say
+        # nothing: interruptions name the app they interrupt ("Enjoying Broccoli?")
+        apps = set(track(ctx).on_task) | {c.package, foreground_package(ctx.observation)}
+        segments = {seg for p in apps if p for seg in p.split(".") if len(seg) > 2}
+        goal = {w for w in goal_words(ctx.goal) if not any(w in seg or (len(seg) >= 4 and seg in w) for seg in segments)}
+        return goal & content_words(" ".join(c.texts))
+
+    def _spinner(self, ctx: DiagnosisContext) -> Optional[Finding]:
+        """A loading indicator that has not moved for three observations: uncertain."""
+        obs = ctx.observations()
+        if len(obs) < 3 or not progress_nodes(obs[-1]):
+            return None
+        for a, b in zip(obs[-3:-1], obs[-2:]):
+            if not progress_nodes(a) or compare(a, b).changed:
+                return None
+        e = ctx.observation.elements[progress_nodes(obs[-1])[0]]
+        return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=W_PERSISTENT_SPINNER,
+                       evidence=["a loading indicator has been on an unchanged screen for three observations"],
+                       details={"kind": "loading", "bounds": list(e.bounds), "buttons": [], "dismiss_hint": "wait"})
+
+    def _from_pixels(self, ctx: DiagnosisContext) -> Finding:
+        """No UI tree: a dimmed border around a changed centre looks like a dialog's scrim."""
+        obs, prev = ctx.observation, ctx.previous_observation
+        if obs.screenshot is None:
+            return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=0.2,
+                           evidence=["neither a UI tree nor a screenshot"], details={"kind": "unknown"})
+        if prev is None or prev.screenshot is None or tuple(prev.screenshot.size) != tuple(obs.screenshot.size):
+            return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=0.3,
+                           evidence=["no UI tree and no earlier screenshot to compare with"], details={"kind": "unknown"})
+        w, h = obs.screenshot.size
+        bands = [(0, int(0.06 * h), int(0.08 * w), int(0.9 * h)), (int(0.92 * w), int(0.06 * h), w, int(0.9 * h))]
+        ratios = []
+        for band in bands:
+            now, before = region_mean(obs, band), region_mean(prev, band)
+            if now is not None and before:
+                ratios.append(now / before)
+        darker = bool(ratios) and max(ratios) < SCRIM_DARKENING
+        if darker and compare(prev, obs).changed:
+            return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=0.5,
+                           evidence=[f"no UI tree; the screen edges darkened to {max(ratios):.2f} of their brightness "
+                                     "(a dialog's scrim?)"], details={"kind": "scrim", "bounds": None, "buttons": []})
+        return Finding(diagnoser=self.name, problem=False, verdict="false", confidence=0.5,
+                       evidence=["no UI tree; no dimmed backdrop in the screenshot"], details={})
+
+    # -- details ------------------------------------------------------------------------
+    def _details(self, c: Candidate, score: float, feats: dict[str, float], hits: dict[str, float]) -> dict[str, Any]:
+        roles = button_roles(c.buttons, self.lexicon, c.kind)
+        buttons = [b.to_dict(r) for b, r in zip(c.buttons, roles)]
+        order = {"dismiss": 0, "neutral": 1, "engage": 2}
+        return {
+            "kind": c.kind,
+            "package": c.package,
+            "bounds": list(c.bounds),
+            "title": c.title,
+            "texts": c.texts[:12],
+            "buttons": sorted(buttons, key=lambda b: order.get(b["role"], 1)),
+            "scrim": c.scrim,
+            "score": score,
+            "features": {k: round(v, 3) for k, v in feats.items() if v},
+            "lexicon_hits": sorted(hits),
+            "dismiss_hint": "swipe_up" if c.kind == "heads_up" else ("button" if "dismiss" in roles else "back"),
+            "element_index": c.index,
+        }
+
+    @staticmethod
+    def _brief(x: tuple[float, Candidate, dict[str, float], dict[str, float]]) -> dict[str, Any]:
+        return {"kind": x[1].kind, "package": x[1].package, "title": x[1].title, "score": x[0]}
+
+    # -- the model tier -----------------------------------------------------------------
+    def from_judgment(self, judgment: Any, cost: Cost) -> Finding:
+        j = as_judgment(judgment)
+        v = bool(j.interference_present)
+        return model_finding(self.name, "true" if v else "false", v, j, cost, "interference_present")
+
+    def merge(self, rule: Finding, model: Finding) -> Finding:
+        """The model decides; the overlay the rules located (bounds, buttons, roles) is
+        kept for the dismiss-interference recovery."""
+        if model.problem and rule.details.get("buttons") is not None:
+            model.details = {**rule.details, **model.details}
+        return model
+
+
+def _revealed(before: Observation, after: Observation) -> bool:
+    """Most labelled nodes of ``after`` were already on ``before`` (under an overlay)."""
+    a, b = screen_tree(after).labels, screen_tree(before).labels
+    return bool(a) and len(a & b) / len(a) >= REVEALED_SHARE
+
+
+def _inside(p: tuple[int, int], box: Any) -> bool:
+    x1, y1, x2, y2 = box
+    return x1 <= p[0] < x2 and y1 <= p[1] < y2
+

@@ -1,0 +1,333 @@
+"""Overlay candidates of one screen: windows and dialog-like containers that may
+be interruptions, with their title, buttons (and a role guess for each) and a
+structural score. The context-dependent part of the score (foreign package, the
+agent's own last action, the goal) is added by the interference diagnoser.
+
+Everything here reads only what a real ``uiautomator dump`` reports: packages,
+classes, resource ids, bounds and text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from diagnosers.signals.cache import cached
+from diagnosers.signals.lexicon import Lexicon
+from diagnosers.signals.system import interrupter_kind, is_launcher, is_systemui, knowledge, package_of, short_id
+from diagnosers.signals.tree import ScreenTree, screen_tree
+from ttir.types import Bounds, Observation, UIElement
+
+# structural evidence (added to the lexicon score; see InterferenceConfig.min_score)
+W_SYSTEM_SIGNATURE = 0.7  # permission controller / "isn't responding" ids
+W_INTERRUPTER_PACKAGE = 0.5  # Play Store update sheet, system update, package "android"
+W_SYSTEMUI_WINDOW = 0.45  # a system UI window that is neither bar, shade nor keyboard
+W_HEADS_UP = 0.45
+W_DIALOG = 0.2  # a dialog / sheet / popup container, or an extra window of the app
+W_TAKEOVER = 0.15  # a container filling the app's window that offers a way out (Close, Skip, Maybe later)
+W_AD_ACTIVITY = 0.3  # the foreground activity is an ad SDK's full-screen activity
+W_SCRIM = 0.05
+W_DISMISS_BUTTON = 0.1  # a decline button next to interruption wording
+LEXICON_CAP = 0.45
+
+
+@dataclass
+class Button:
+    label: str
+    bounds: Bounds
+    resource_id: str
+    index: int
+
+    @property
+    def center(self) -> tuple[int, int]:
+        x1, y1, x2, y2 = self.bounds
+        return ((x1 + x2) // 2, (y1 + y2) // 2)
+
+    def to_dict(self, role: str = "neutral") -> dict[str, Any]:
+        return {"label": self.label, "role": role, "bounds": list(self.bounds), "center": list(self.center),
+                "resource_id": self.resource_id, "index": self.index}
+
+
+@dataclass
+class Candidate:
+    """A possible interruption on screen."""
+
+    index: int  # element index of the container
+    kind: str  # permission | anr | system_dialog | app_update | system_update | heads_up | shade | systemui | dialog | window | takeover
+    package: str
+    bounds: Bounds
+    is_window: bool  # a whole window root (vs a container inside the app's window)
+    members: list[int] = field(default_factory=list)
+    title: str = ""
+    texts: list[str] = field(default_factory=list)
+    buttons: list[Button] = field(default_factory=list)
+    scrim: bool = False
+    features: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def structural_score(self) -> float:
+        return sum(self.features.values())
+
+    def signature(self) -> tuple:
+        return (self.kind, self.package, self.title, tuple(b.label for b in self.buttons))
+
+
+def _label(obs: Observation, tree: ScreenTree, i: int) -> str:
+    e = obs.elements[i]
+    if e.text or e.content_desc:
+        return e.text or e.content_desc
+    for j in tree.subtree(i)[1:]:
+        c = obs.elements[j]
+        if c.text or c.content_desc:
+            return c.text or c.content_desc
+    return short_id(e.resource_id).replace("_", " ")
+
+
+def _buttons(obs: Observation, tree: ScreenTree, members: list[int]) -> list[Button]:
+    taken: set[int] = set()
+    out: list[Button] = []
+    for i in members:
+        e = obs.elements[i]
+        if i in taken or not (e.clickable or "button" in e.class_name.lower()) or not e.enabled:
+            continue
+        if e.editable or e.scrollable:
+            continue
+        sub = tree.subtree(i)
+        taken.update(sub)
+        label = _label(obs, tree, i)
+        if label:
+            out.append(Button(label=label, bounds=e.bounds, resource_id=e.resource_id, index=i))
+    return out
+
+
+def button_roles(buttons: list[Button], lexicon: Lexicon, kind: str = "") -> list[str]:
+    """A role guess per button: dismiss / engage / neutral. "OK"-like labels dismiss
+    when they are the only way out and engage when a decline button exists; on a
+    heads-up banner an unnamed control (the banner itself) opens the notification."""
+    raw = [lexicon.role(b.label) for b in buttons]
+    if kind == "heads_up":
+        raw = [r or "engage" for r in raw]
+    has_decline = "dismiss" in raw
+    out = []
+    for r in raw:
+        if r == "acknowledge":
+            r = "engage" if has_decline else "dismiss"
+        out.append(r or "neutral")
+    return out
+
+
+def _title(obs: Observation, members: list[int]) -> str:
+    for i in members:
+        if short_id(obs.elements[i].resource_id) in ("alerttitle", "title", "permission_message", "alert_title"):
+            if obs.elements[i].text:
+                return obs.elements[i].text
+    for i in members:
+        e = obs.elements[i]
+        if e.text and not e.clickable:
+            return e.text
+    return next((obs.elements[i].text or obs.elements[i].content_desc for i in members
+                 if obs.elements[i].text or obs.elements[i].content_desc), "")
+
+
+def _dialog_like(e: UIElement) -> bool:
+    k = knowledge()
+    sid = short_id(e.resource_id)
+    cls = e.class_name.lower().rsplit(".", 1)[-1]
+    if sid and (sid in k.dialog_id_hints or any(h in sid for h in k.dialog_id_hints if len(h) > 4)):
+        return True
+    return any(h in cls for h in k.dialog_class_hints)
+
+
+def _has_scrim(obs: Observation, tree: ScreenTree, container: int, root: int) -> bool:
+    """A dimmed backdrop: a scrim id, a full-screen text-less sibling before the
+    container, or a full-screen window whose content sits in a smaller box."""
+    k = knowledge()
+    w, h = tree.size
+    full = 0.85 * w * h
+    members = tree.subtree(root)
+    for j in members:
+        e = obs.elements[j]
+        if short_id(e.resource_id) in k.scrim_ids:
+            return True
+    c = obs.elements[container]
+    parent = c.parent
+    if parent is not None:
+        for s in tree.children.get(parent, []):
+            if s == container:
+                break
+            se = obs.elements[s]
+            if se.area >= full and not se.text and not tree.children.get(s):
+                return True
+    r = obs.elements[root]
+    return r.area >= full and c.area < 0.6 * w * h
+
+
+def _make(obs: Observation, tree: ScreenTree, i: int, kind: str, is_window: bool, root: int) -> Candidate:
+    e = obs.elements[i]
+    members = tree.subtree(i)
+    texts = [s for j in members for s in (obs.elements[j].text, obs.elements[j].content_desc) if s]
+    # the visible box: the smallest descendant holding all texts, for a full-screen window
+    bounds = e.bounds
+    text_nodes = [j for j in members if obs.elements[j].text or obs.elements[j].content_desc or obs.elements[j].clickable]
+    if text_nodes and e.area >= 0.85 * tree.size[0] * tree.size[1]:
+        xs1 = min(obs.elements[j].bounds[0] for j in text_nodes)
+        ys1 = min(obs.elements[j].bounds[1] for j in text_nodes)
+        xs2 = max(obs.elements[j].bounds[2] for j in text_nodes)
+        ys2 = max(obs.elements[j].bounds[3] for j in text_nodes)
+        inner = [j for j in members[1:] if obs.elements[j].bounds[0] <= xs1 and obs.elements[j].bounds[1] <= ys1
+                 and obs.elements[j].bounds[2] >= xs2 and obs.elements[j].bounds[3] >= ys2]
+        bounds = obs.elements[inner[-1]].bounds if inner else (xs1, ys1, xs2, ys2)
+    c = Candidate(index=i, kind=kind, package=package_of(e.package), bounds=bounds, is_window=is_window,
+                  members=members, texts=texts, title=_title(obs, members))
+    c.buttons = _buttons(obs, tree, members)
+    c.scrim = _has_scrim(obs, tree, i, root) if kind not in ("heads_up", "shade") else False
+    return c
+
+
+def make_candidate(obs: Observation, index: int, kind: str, is_window: bool) -> Candidate:
+    """A candidate for any container of ``obs`` (used for follow-up screens of a flow)."""
+    tree = screen_tree(obs)
+    root = tree.root_of[index] if tree.root_of else index
+    return _make(obs, tree, index, kind, is_window, root)
+
+
+def _system_kind(obs: Observation, members: list[int]) -> Optional[str]:
+    ids = knowledge().system_dialog_ids
+    for j in members:
+        kind = ids.get(short_id(obs.elements[j].resource_id))
+        if kind:
+            return kind
+    return None
+
+
+def _main_root(obs: Observation, tree: ScreenTree) -> Optional[int]:
+    for r in tree.roots:
+        if r in tree.chrome_roots or r in tree.ime_roots or r in tree.heads_up_roots or r in tree.shade_roots:
+            continue
+        return r
+    return None
+
+
+def _extract(obs: Observation) -> list[Candidate]:
+    tree = screen_tree(obs)
+    if not tree.has_tree:
+        return []
+    out: list[Candidate] = []
+    main = _main_root(obs, tree)
+    main_pkg = package_of(obs.elements[main].package) if main is not None else ""
+    for r in tree.roots:
+        if r in tree.chrome_roots or r in tree.ime_roots:
+            continue
+        e = obs.elements[r]
+        pkg = package_of(e.package)
+        if r in tree.shade_roots:
+            out.append(_make(obs, tree, r, "shade", True, r))
+            continue
+        if r in tree.heads_up_roots:
+            c = _make(obs, tree, r, "heads_up", True, r)
+            c.features["heads_up"] = W_HEADS_UP
+            out.append(c)
+            continue
+        members = tree.subtree(r)
+        sys_kind = _system_kind(obs, members)
+        ikind = interrupter_kind(pkg)
+        if sys_kind is not None:
+            c = _make(obs, tree, r, sys_kind, True, r)
+            c.features["system_signature"] = W_SYSTEM_SIGNATURE
+            out.append(c)
+            continue
+        if ikind is not None:
+            c = _make(obs, tree, r, ikind, True, r)
+            c.features["interrupter_package"] = W_INTERRUPTER_PACKAGE
+            out.append(c)
+            continue
+        if is_systemui(pkg):
+            c = _make(obs, tree, r, "systemui", True, r)
+            c.features["systemui_window"] = W_SYSTEMUI_WINDOW
+            out.append(c)
+            continue
+        if r != main and not is_launcher(pkg):
+            # another window over the main one: the app's own dialog window, or another app's
+            c = _make(obs, tree, r, "window", True, r)
+            c.features["extra_window"] = W_DIALOG
+            out.append(c)
+            continue
+        # inside the main window: dialog-like containers (outermost only)
+        inside: set[int] = set()
+        for j in members[1:]:
+            if j in inside:
+                continue
+            if tree.children.get(j) and _dialog_like(obs.elements[j]):
+                c = _make(obs, tree, j, "dialog", False, r)
+                c.features["dialog_container"] = W_DIALOG
+                out.append(c)
+                inside.update(c.members)
+        if r == main:
+            takeover = _takeover(obs, tree, r, members, inside)
+            if takeover is not None:
+                out.append(takeover)
+    for c in out:
+        if c.scrim:
+            c.features["scrim"] = W_SCRIM
+    return out
+
+
+def _exit_button(obs: Observation, tree: ScreenTree, members: list[int]) -> bool:
+    """A close / skip / decline control among ``members`` (built-in role phrases)."""
+    from diagnosers.signals.lexicon import load_lexicon
+
+    lex = load_lexicon(None)
+    return any(lex.role(b.label) == "dismiss" for b in _buttons(obs, tree, members))
+
+
+def _ad_activity(obs: Observation) -> bool:
+    act = (obs.activity or "").lower()
+    return bool(act) and any(h in act for h in knowledge().ad_activity_hints)
+
+
+def _takeover(obs: Observation, tree: ScreenTree, root: int, members: list[int], inside: set[int]) -> Optional[Candidate]:
+    """A container that fills the app's window and offers a way out (an interstitial
+    ad, a paywall, a full-screen consent page), or the window of an ad activity."""
+    area = obs.elements[root].area
+    ad = _ad_activity(obs)
+    for j in members[1:]:
+        if j in inside or not tree.children.get(j):
+            continue
+        if obs.elements[j].area < 0.8 * area:
+            continue
+        sub = tree.subtree(j)
+        if not _exit_button(obs, tree, sub):
+            continue
+        c = _make(obs, tree, j, "takeover", False, root)
+        c.features["fullscreen_container"] = W_TAKEOVER
+        if ad:
+            c.features["ad_activity"] = W_AD_ACTIVITY
+        return c
+    if ad:
+        c = _make(obs, tree, root, "takeover", True, root)
+        c.features["ad_activity"] = W_AD_ACTIVITY
+        return c
+    return None
+
+
+overlay_candidates = cached("overlays")(_extract)
+
+
+def score_text(c: Candidate, lexicon: Lexicon) -> tuple[float, dict[str, float]]:
+    """Lexicon score of a candidate's text (capped), and the terms found."""
+    hits = lexicon.hits(c.texts)
+    return min(LEXICON_CAP, sum(hits.values())), hits
+
+
+def progress_nodes(obs: Observation) -> list[int]:
+    """Loading indicators: ProgressBar nodes or 'Loading…' descriptions."""
+    k = knowledge()
+    tree = screen_tree(obs)
+    out = []
+    for i in tree.content:
+        e = obs.elements[i]
+        cls = e.class_name.lower().rsplit(".", 1)[-1]
+        label = (e.text or e.content_desc).lower()
+        if cls in k.progress_classes or any(label.startswith(wd) for wd in k.progress_words):
+            out.append(i)
+    return out

@@ -1,0 +1,78 @@
+"""What a package or a node is, system-wise: launcher, system UI, keyboard,
+known interrupter; status/navigation bar, shade, heads-up banner."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Optional
+
+from diagnosers.signals.data import builtin, lower_set
+
+
+class SystemKnowledge:
+    """The contents of ``data/system.yaml``, as sets."""
+
+    def __init__(self, data: dict):
+        self.launchers = lower_set(data.get("launcher_packages"))
+        self.launcher_tokens = lower_set(data.get("launcher_tokens"))
+        self.systemui = lower_set(data.get("systemui_packages"))
+        self.imes = lower_set(data.get("ime_packages"))
+        self.ime_tokens = lower_set(data.get("ime_tokens"))
+        self.interrupters: dict[str, str] = {str(k).lower(): str(v) for k, v in (data.get("interrupter_packages") or {}).items()}
+        self.system_dialog_ids: dict[str, str] = {str(k).lower(): str(v) for k, v in (data.get("system_dialog_ids") or {}).items()}
+        self.chrome_ids = lower_set(data.get("chrome_ids"))
+        self.shade_ids = lower_set(data.get("shade_ids"))
+        self.dialog_id_hints = lower_set(data.get("dialog_id_hints"))
+        self.dialog_class_hints = lower_set(data.get("dialog_class_hints"))
+        self.scrim_ids = lower_set(data.get("scrim_ids"))
+        self.heads_up_ids = lower_set(data.get("heads_up_ids"))
+        self.progress_classes = lower_set(data.get("progress_classes"))
+        self.progress_words = lower_set(data.get("progress_words"))
+        self.home_goal_words = lower_set(data.get("home_goal_words"))
+        self.shade_goal_words = lower_set(data.get("shade_goal_words"))
+        self.ad_activity_hints = lower_set(data.get("ad_activity_hints"))
+
+
+@lru_cache(maxsize=1)
+def knowledge() -> SystemKnowledge:
+    return SystemKnowledge(builtin("system"))
+
+
+def package_of(foreground: Optional[str]) -> str:
+    return (foreground or "").split("/", 1)[0].strip().lower()
+
+
+def is_launcher(pkg: Optional[str]) -> bool:
+    p = package_of(pkg)
+    k = knowledge()
+    return bool(p) and (p in k.launchers or any(t in p for t in k.launcher_tokens))
+
+
+def is_systemui(pkg: Optional[str]) -> bool:
+    return package_of(pkg) in knowledge().systemui
+
+
+def is_ime(pkg: Optional[str]) -> bool:
+    p = package_of(pkg)
+    k = knowledge()
+    return bool(p) and (p in k.imes or any(t in p for t in k.ime_tokens))
+
+
+def interrupter_kind(pkg: Optional[str]) -> Optional[str]:
+    return knowledge().interrupters.get(package_of(pkg))
+
+
+def is_app_package(pkg: Optional[str]) -> bool:
+    """An ordinary app: not the launcher, system UI, a keyboard or a known interrupter."""
+    p = package_of(pkg)
+    return bool(p) and not (is_launcher(p) or is_systemui(p) or is_ime(p) or interrupter_kind(p) is not None)
+
+
+def short_id(resource_id: str) -> str:
+    return resource_id.split("/", 1)[-1].lower() if resource_id else ""
+
+
+def package_tokens(pkg: Optional[str]) -> set[str]:
+    """The distinctive words of a package name (com.google.android.contacts -> contacts)."""
+    generic = {"com", "org", "net", "android", "google", "apps", "app", "io", "de", "www", "mobile", "simplemobiletools"}
+    return {t for t in package_of(pkg).split(".") if t and t not in generic and len(t) > 2}
