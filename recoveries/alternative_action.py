@@ -36,7 +36,7 @@ class AlternativeAction(Recovery):
             return self._retype(ctx, failed)
         if not a.is_touch:
             return None
-        words = list(ctx.finding.details.get("target_words") or []) or target_words(failed.step)
+        words = [w for w in (ctx.finding.details.get("intended_targets") or []) if isinstance(w, str)] or target_words(failed.step)
         try:
             old_point = a.point(failed.observation.elements)
         except IndexError:
@@ -63,6 +63,11 @@ class AlternativeAction(Recovery):
                 f"Re-ground '{name}' in the current screen instead of repeating the failed coordinate.",
                 f'{a.action_type.replace("_", " ").capitalize()} "{name}" at its current position',
             )
+        if words and self._went_elsewhere(ctx, failed) and not any(s.action.action_type == "navigate_back" for s in ctx.taken):
+            # the tap opened the wrong screen and the intended target is not here: undo it first
+            return recovery_step(Action(action_type="navigate_back"),
+                                 f"The last {a.action_type} opened a different screen and '{words[0]}' is not on it; "
+                                 "go back and take the intended target from there.", "Go back to undo the wrong tap")
         reveals = sum(1 for s in ctx.taken if s.action.action_type == "scroll")
         if words and reveals < MAX_REVEAL and any(e.scrollable for e in obs.elements):
             direction = "down" if reveals == 0 else "up"
@@ -70,15 +75,24 @@ class AlternativeAction(Recovery):
                                  f"'{words[0]}' is not visible; scroll to reveal it.", f"Scroll {direction} to find {words[0]}")
         return None
 
+    @staticmethod
+    def _went_elsewhere(ctx: RecoveryContext, failed: StepRecord) -> bool:
+        """Whether the failed step moved to another screen (vs. changing nothing)."""
+        before, now = failed.observation, ctx.observation
+        if before.package != now.package:
+            return True
+        ids_before = {e.resource_id for e in before.elements if e.resource_id}
+        ids_now = {e.resource_id for e in now.elements if e.resource_id}
+        union = ids_before | ids_now
+        return bool(union) and len(ids_before & ids_now) / len(union) < 0.6
+
     def _retype(self, ctx: RecoveryContext, failed: StepRecord) -> Optional[AgentStep]:
         """Text landed in the wrong field (or nowhere): type it into the field the step named,
         then clear the misplaced copy."""
         a = failed.step.action
         text = a.text or ""
         obs = ctx.observation
-        words = list(ctx.finding.details.get("intended_field_words") or []) or target_words(failed.step)
-        words = [w for w in words if w != text]
-        field = find_target(obs, words, editable=True)
+        field = self._intended_field(ctx, failed)
         done_right = field is not None and text and text in field.text
         if field is not None and not done_right and not any(s.action.action_type == "input_text" and s.action.text == text for s in ctx.taken):
             x, y = field.center
@@ -96,6 +110,43 @@ class AlternativeAction(Recovery):
                 f"Clear the misplaced text from {wrong.hint or wrong.short_id}",
             )
         return None
+
+    @staticmethod
+    def _intended_field(ctx: RecoveryContext, failed: StepRecord) -> Optional[UIElement]:
+        """The field the step meant to type into: as the diagnoser resolved it, else by the step's words."""
+        obs = ctx.observation
+        info = ctx.finding.details.get("intended_field") or {}
+        rid = info.get("resource_id") if isinstance(info, dict) else None
+        if rid:
+            for e in obs.elements:
+                if e.editable and e.resource_id == rid:
+                    return e
+        text = failed.step.action.text or ""
+        words = [w for w in target_words(failed.step) if w != text]
+        return find_target(obs, words, editable=True)
+
+    def target_met(self, ctx: "object", finding: "object") -> Optional[bool]:
+        """For typing: the text is in the intended field and nowhere else; otherwise let
+        the diagnoser judge (None)."""
+        history = getattr(ctx, "history", [])
+        failed = next((r for r in reversed(history) if r.source == "agent"), None)
+        if failed is None:
+            return None
+        last = history[-1] if history else None
+        if failed.step.action.is_touch and last is not None and last.source == "recovery":
+            if last.step.action.action_type in ("scroll", "navigate_back", "swipe"):
+                return False  # only revealed or undid something: the intended touch is still to come
+            return None  # a touch: the diagnoser judges whether it took effect
+        if failed.step.action.action_type != "input_text":
+            return None
+        text = failed.step.action.text or ""
+        if not text:
+            return None
+        rctx = RecoveryContext(goal="", observation=ctx.observation, history=history, finding=finding)  # type: ignore[attr-defined]
+        field = self._intended_field(rctx, failed)
+        if field is None:
+            return None
+        return text in field.text and self._misplaced(ctx.observation, text, field) is None  # type: ignore[attr-defined]
 
     @staticmethod
     def _misplaced(obs, text: str, right: Optional[UIElement]) -> Optional[UIElement]:

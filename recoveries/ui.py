@@ -54,12 +54,13 @@ def find_target(obs: Observation, words: Iterable[str], *, editable: Optional[bo
         for e in pool:
             if key and e.short_id and (e.short_id == key or e.short_id.startswith(key + "_") or e.short_id.endswith("_" + key)):
                 return e
-    for w in words:  # containment, longest words only
+    for w in words:  # as a whole word inside a longer label ("Right" in "Move right")
         lw = _norm(w)
-        if len(lw) < 4:
+        if len(lw) < 3:
             continue
+        pat = re.compile(rf"(?<![\w/.:]){re.escape(lw)}(?![\w/.])")
         for e in pool:
-            if lw in _norm(e.text) or lw in _norm(e.content_desc) or lw in _norm(e.hint):
+            if any(pat.search(_norm(v)) for v in (e.text, e.content_desc, e.hint)):
                 return _clickable_ancestor(obs, e) or e
     return None
 

@@ -53,7 +53,7 @@ class TaskAlignmentConfig(_Section):
 
 class RecoveryConfig(_Section):
     budget: int = Field(3, ge=1, le=20, description="Most actions one recovery session may take (paper: a bounded session).")
-    max_sessions: int = Field(8, ge=0, le=100, description="Most recovery sessions per episode.")
+    max_sessions: int = Field(20, ge=0, le=200, description="Most recovery sessions per episode.")
     cooldown: int = Field(2, ge=0, le=50, description="Steps after a session before the same diagnoser may trigger again on the same screen.")
     priority: list[str] = Field(default_factory=lambda: ["interference", "stuck_loop", "action_effect", "task_alignment"],
                                 description="Which finding wins when several report a problem.")

@@ -92,7 +92,7 @@ class _Core:
         self.history: list[StepRecord] = []
         self.last: Optional[tuple[Observation, AgentStep, str]] = None
         self.session: Optional[_Session] = None
-        self.handled: dict[str, tuple[int, str]] = {}  # diagnoser -> (step closed, screen signature)
+        self.handled: dict[str, tuple[int, str, str]] = {}  # diagnoser -> (step closed, screen signature, outcome)
         self.report = GuardReport(goal=goal)
         self.t = 0
         self.new_events: list[dict[str, Any]] = []
@@ -227,9 +227,11 @@ class _Core:
             return False
         last = self.handled.get(diagnoser)
         if last is not None:
-            closed_at, handled_sig = last
-            if self.t - closed_at < rc.cooldown or handled_sig == sig:
-                return False  # no ping-pong on a screen this diagnoser just handled
+            closed_at, handled_sig, outcome = last
+            if handled_sig == sig and outcome != "resolved":
+                return False  # no ping-pong: what failed on this screen is not tried again on it
+            if self.t - closed_at < rc.cooldown and (outcome != "resolved" or handled_sig == sig):
+                return False  # let the agent act before trying again
         return True
 
     async def open_session(self, finding: Any, ctx: Any, sig: str) -> Optional[AgentStep]:
@@ -239,7 +241,7 @@ class _Core:
         session = _Session(rec, strategy, finding, signature=sig)
         step = await self.next_recovery(session, ctx)
         if step is None:
-            self.handled[finding.diagnoser] = (self.t, sig)  # nothing to try here: do not ask again on this screen
+            self.handled[finding.diagnoser] = (self.t, sig, "unavailable")  # nothing to try: not again on this screen
             self.event("recovery_unavailable", diagnoser=finding.diagnoser, strategy=strategy.name)
             return None
         self.report.sessions.append(rec)
@@ -313,7 +315,7 @@ class _Core:
     def close(self, s: _Session, outcome: str, sig: str) -> None:
         s.record.outcome = outcome  # type: ignore[assignment]
         s.record.closed_at = self.t
-        self.handled[s.record.diagnoser] = (self.t, sig)
+        self.handled[s.record.diagnoser] = (self.t, sig, outcome)
         self.session = None
         self.event("session_closed", session=s.record.id, outcome=outcome, steps=len(s.taken))
         self.notify(s, outcome)
