@@ -1,0 +1,58 @@
+"""Import rules: one-way dependencies, no cycles, honest diagnosers."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ["ttir", "benchmark", "perturb", "diagnosers", "recoveries", "prompts", "experiments"]
+ALLOWED = {
+    "prompts": set(),
+    "diagnosers": {"ttir", "prompts", "diagnosers"},
+    "recoveries": {"ttir", "prompts", "diagnosers", "recoveries"},
+    "benchmark": {"ttir", "benchmark"},
+    "perturb": {"benchmark", "ttir", "perturb"},
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module.split(".")[0])
+    return out & set(PACKAGES)
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_imports_flow_one_way(package):
+    bad = {}
+    for path in (ROOT / package).rglob("*.py"):
+        extra = _imports(path) - ALLOWED[package]
+        if extra:
+            bad[str(path.relative_to(ROOT))] = sorted(extra)
+    assert not bad, f"{package} may only import {sorted(ALLOWED[package])}: {bad}"
+
+
+def test_diagnosers_and_recoveries_are_honest():
+    """They never see the benchmark or the perturbation log (no import of either)."""
+    for package in ("diagnosers", "recoveries"):
+        for path in (ROOT / package).rglob("*.py"):
+            assert not _imports(path) & {"benchmark", "perturb"}, path
+
+
+def test_ttir_types_imports_nothing_from_the_project():
+    assert _imports(ROOT / "ttir" / "types.py") == set()
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_package_imports_first_in_a_fresh_interpreter(package):
+    proc = subprocess.run([sys.executable, "-c", f"import {package}"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr

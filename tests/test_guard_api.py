@@ -1,0 +1,130 @@
+"""ttir.guard: same interface in and out, config, report, hook, async."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+import ttir
+from benchmark import SimDevice, make_task, run_episode
+from benchmark.agents import ReferenceAgent, ReplayAgent
+from ttir import Action, AgentStep, TTIRConfig
+from ttir.middleware import AsyncGuardedAgent, GuardedAgent
+
+RULES = TTIRConfig.with_mode("rules")
+
+
+def test_guard_keeps_the_agent_interface_and_passes_clean_steps_through():
+    task = make_task("SystemWifiTurnOn")
+    inner = ReferenceAgent(task.reference_solution())
+    agent = ttir.guard(inner, config=RULES)
+    assert isinstance(agent, GuardedAgent) and isinstance(agent, ttir.Agent)
+    result = run_episode(SimDevice(), task, agent)
+    assert result.success
+    rep = agent.report
+    assert rep.steps == len(result.trajectory) and not rep.sessions and not rep.errors
+    assert {f["diagnoser"] for f in rep.findings} == {"stuck_loop", "action_effect", "interference", "task_alignment"}
+    json.dumps(rep.to_dict())  # serialisable into the episode trajectory
+    assert all(s.guard_events for s in result.trajectory)  # findings land in the per-step log
+    assert agent.plan is inner.plan  # attribute access falls through to the wrapped agent
+
+
+def test_guard_accepts_plain_callables_and_yaml_config(tmp_path):
+    cfg = tmp_path / "ttir.yaml"
+    cfg.write_text("stuck_loop:\n  mode: rules\n  window: 5\nrecovery:\n  budget: 2\n", encoding="utf-8")
+    agent = ttir.guard(lambda obs: Action(action_type="wait"), config=str(cfg))
+    assert agent.config.stuck_loop.window == 5 and agent.config.recovery.budget == 2
+    agent.reset("goal")
+    assert agent.step(SimDevice().observe()).action.action_type == "wait"
+
+
+def test_bad_config_names_file_key_and_value(tmp_path):
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("stuck_loop:\n  window: 1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad.yaml: stuck_loop.window.*got 1"):
+        TTIRConfig.from_yaml(cfg)
+    with pytest.raises(ValueError, match="unknown config key"):
+        TTIRConfig().override({"stuck_loop.windw": 3})
+
+
+def test_disabled_guard_is_a_pass_through():
+    cfg = TTIRConfig.with_mode("off")
+    task = make_task("ContactsAddContact")
+    agent = ttir.guard(ReplayAgent([]), config=cfg)
+    result = run_episode(SimDevice(), task, agent, budget=3)
+    assert not agent.report.findings and result.steps == 0
+
+
+def test_reset_clears_state_between_episodes():
+    task = make_task("SystemWifiTurnOn")
+    agent = ttir.guard(ReferenceAgent(task.reference_solution()), config=RULES)
+    run_episode(SimDevice(), task, agent)
+    first = agent.report.steps
+    agent.reset(task.goal)
+    assert agent.report.steps == 0 and not agent.events and first > 0
+
+
+class Hooked:
+    """An agent that keeps its own history and wants to hear about recoveries."""
+
+    def __init__(self, inner):
+        self.inner, self.heard = inner, []
+
+    def reset(self, goal):
+        self.inner.reset(goal)
+
+    def step(self, obs):
+        return self.inner.step(obs)
+
+    def on_recovery(self, event):
+        self.heard.append(event)
+
+
+def test_on_recovery_hook_is_told_what_the_guard_did():
+    import perturb
+
+    task = make_task("ContactsAddContact")
+    agent = Hooked(ReplayAgent.from_task(task))
+    guarded = ttir.guard(agent, config=RULES)
+    env = perturb.PerturbedDevice(SimDevice(), [perturb.make("font_size_small")], seed=0)
+    with env:
+        result = run_episode(env, task, guarded)
+    assert result.success
+    assert agent.heard and all("continue: " + task.goal in e["message"] for e in agent.heard)
+    assert {e["diagnoser"] for e in agent.heard} <= {"action_effect", "stuck_loop"}
+
+
+class AsyncReference:
+    def __init__(self, plan):
+        self.sync = ReferenceAgent(plan)
+
+    def reset(self, goal):
+        self.sync.reset(goal)
+
+    async def step(self, obs):
+        await asyncio.sleep(0)
+        return self.sync.step(obs)
+
+
+def test_async_agent_gets_an_async_guard():
+    task = make_task("SystemBluetoothTurnOn")
+    agent = ttir.guard(AsyncReference(task.reference_solution()), config=RULES)
+    assert isinstance(agent, AsyncGuardedAgent)
+
+    async def episode():
+        device = SimDevice()
+        obs = device.reset(task)
+        agent.reset(task.goal)
+        for _ in range(task.budget):
+            step = await agent.step(obs)
+            assert isinstance(step, AgentStep)
+            if step.action.action_type == "status":
+                break
+            device.execute(step.action)
+            obs = device.observe()
+        return task.verify(device)
+
+    assert asyncio.run(episode())
+    assert agent.report.steps > 0 and not agent.report.errors
