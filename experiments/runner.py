@@ -34,7 +34,8 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
     t0 = time.perf_counter()
     ex = make_executor(executor, n_workers, **executor_options)
     try:
-        for rec in ex.run(todo, root=str(store.root), screenshots=spec.screenshots, width=spec.screenshot_width):
+        for rec in ex.run(todo, root=str(store.root), screenshots=spec.screenshots, width=spec.screenshot_width,
+                          save_xml=spec.save_xml):
             store.append(rec)
             ok += 1
             succ += bool(rec.get("success"))

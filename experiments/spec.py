@@ -60,6 +60,7 @@ class ExperimentSpec(BaseModel):
     workers: int = Field(2, ge=1, description="Worker processes (one device each).")
     screenshots: Literal["all", "failures", "none"] = Field("failures", description="Which episodes keep step screenshots.")
     screenshot_width: int = Field(360, ge=64, description="Saved screenshots are downscaled to this width.")
+    save_xml: bool = Field(False, description="Also keep every step's uiautomator dump (needed by `ttir tune build`).")
 
     @model_validator(mode="after")
     def _unique_agents(self) -> "ExperimentSpec":

@@ -42,7 +42,8 @@ def budget_for(ep: EpisodeSpec, task: Any) -> int:
     return max(1, math.ceil(factor * task.reference_steps))
 
 
-def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: int = 360) -> dict[str, Any]:
+def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: int = 360,
+            save_xml: bool = False) -> dict[str, Any]:
     """Run ``ep``, write its trajectory under ``root`` and return its record."""
     global _DEVICE
     from benchmark import make_task, run_episode
@@ -67,6 +68,8 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
         agent = _build(ep, task)
 
         def keep(i: int, obs: Any) -> Optional[str]:
+            if save_xml:
+                images[f"step_{i:03d}.xml"] = (obs.xml or obs.to_xml()).encode("utf-8")
             if screenshots == "none" or obs.screenshot is None:
                 return None
             name = f"step_{i:03d}.jpg"
@@ -90,7 +93,8 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
             events=_count(env.event_log()),
         )
         keep_images = screenshots == "all" or (screenshots == "failures" and not result.success)
-        store.write_episode(ep.id, traj, images if keep_images else {})
+        files = {k: v for k, v in images.items() if keep_images or k.endswith(".xml")}
+        store.write_episode(ep.id, traj, files)
     except Exception as exc:  # noqa: BLE001 - an episode that raises is recorded, the run goes on
         record.update(status="error", success=False, error="".join(traceback.format_exception(exc)))
         _DEVICE = None  # a fresh device for the next episode
