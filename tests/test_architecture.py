@@ -15,7 +15,7 @@ ALLOWED = {
     "prompts": set(),
     "diagnosers": {"ttir", "prompts", "diagnosers"},
     "recoveries": {"ttir", "prompts", "diagnosers", "recoveries"},
-    "benchmark": {"ttir", "benchmark"},
+    "benchmark": {"ttir", "benchmark", "prompts"},  # prompts is a leaf: the VLM agent's prompt file
     "perturb": {"benchmark", "ttir", "perturb"},
 }
 
