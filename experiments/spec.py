@@ -62,6 +62,12 @@ class ExperimentSpec(BaseModel):
     screenshot_width: int = Field(360, ge=64, description="Saved screenshots are downscaled to this width.")
     save_xml: bool = Field(False, description="Also keep every step's uiautomator dump (needed by `ttir tune build`).")
 
+    @field_validator("guard", mode="before")
+    @classmethod
+    def _yaml_off(cls, v: Any) -> Any:
+        # YAML 1.1 reads a bare `off` as False
+        return ["off" if x is False else x for x in v] if isinstance(v, list) else v
+
     @model_validator(mode="after")
     def _unique_agents(self) -> "ExperimentSpec":
         names = [a.name for a in self.agents]

@@ -20,6 +20,11 @@ DIAGNOSERS: tuple[str, ...] = ("stuck_loop", "action_effect", "interference", "t
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
+    @field_validator("mode", mode="before", check_fields=False)
+    @classmethod
+    def _yaml_off(cls, v: Any) -> Any:
+        return "off" if v is False else v  # YAML 1.1 reads a bare `off` as False
+
 
 class StuckLoopConfig(_Section):
     mode: Mode = Field("cascade", description="rules | vlm | cascade | off.")
