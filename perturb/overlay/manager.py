@@ -1,32 +1,104 @@
-"""OverlayManager: the interface PerturbedDevice uses (composite / route / tick / clear).
+"""OverlayManager: the interface PerturbedDevice uses (composite / route / tick /
+clear), plus ``show`` for perturbations.
 
-This minimal version shows nothing; the overlay engine fills it in behind the
-same four methods."""
+Layers are stacked in the order they were shown (last = topmost). Only the
+Device protocol is used — screenshots, UI dumps, observe/execute — so the same
+overlays work on the simulator and on a real phone."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Optional
 
+from PIL import Image
+
+from perturb.overlay.geometry import geometry
+from perturb.overlay.layer import Layer
 from ttir.types import Action, Observation
 
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext
 
+_INDEXED = ("click", "long_press", "double_tap", "input_text", "scroll")
+
 
 class OverlayManager:
     def __init__(self) -> None:
-        self.active: list[Any] = []
+        self.active: list[Layer] = []
+        self._drawn = False  # whether the last observation had overlays composited in
 
+    # -- for perturbations ------------------------------------------------------------
+    def show(self, layer: Layer, ctx: "PerturbationContext") -> Layer:
+        self.active.append(layer)
+        layer.on_show(ctx)
+        return layer
+
+    def of(self, source: str) -> list[Layer]:
+        """The live layers a perturbation put up."""
+        return [layer for layer in self.active if layer.source == source and not layer.closed]
+
+    def visible(self, foreground: Optional[str]) -> list[Layer]:
+        return [layer for layer in self.active if layer.visible(foreground)]
+
+    # -- the PerturbedDevice interface ---------------------------------------------------
     def composite(self, obs: Observation, ctx: "PerturbationContext") -> Observation:
-        """Draw active overlays into the screenshot and insert their nodes into the dump."""
-        return obs
+        """Draw the visible layers into a copy of the screenshot and insert their nodes."""
+        layers = self.visible(obs.package)
+        self._drawn = bool(layers)
+        if not layers:
+            return obs
+        geom = geometry(obs, ctx.device)
+        shot = obs.screenshot
+        img = shot.convert("RGB").copy() if shot is not None else Image.new("RGB", obs.screen_size)
+        out = obs
+        for layer in layers:
+            out = layer.composite(out, img, geom, ctx)
+        return out.replace(screenshot=img if shot is not None else None)
 
     def route(self, action: Action, ctx: "PerturbationContext") -> bool:
         """True when an overlay consumed the action (the device never sees it)."""
+        if not self.active:
+            return False
+        raw = ctx.observe_raw()
+        layers = list(reversed(self.visible(raw.package)))
+        if not layers:
+            return False
+        geom = geometry(raw, ctx.device)
+        resolved = self._resolve_index(action, ctx)
+        try:
+            for layer in layers:
+                if layer.route(resolved, ctx, geom):
+                    return True
+        finally:
+            self._prune()
+        if resolved is not action:
+            # the agent's index points into the composited screen, not the device's
+            ctx.device.execute(resolved)
+            return True
         return False
 
     def tick(self, ctx: "PerturbationContext") -> None:
-        """Advance per-step timers (auto-dismiss, loading durations)."""
+        for layer in list(self.active):
+            if not layer.closed:
+                layer.tick(ctx)
+        self._prune()
 
     def clear(self) -> None:
         self.active = []
+        self._drawn = False
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _prune(self) -> None:
+        self.active = [layer for layer in self.active if not layer.closed]
+
+    def _resolve_index(self, action: Action, ctx: "PerturbationContext") -> Action:
+        """An ``index`` refers to the elements the agent was shown; turn it into a point."""
+        shown = ctx.shown
+        if action.index is None or action.action_type not in _INDEXED or not self._drawn or shown is None:
+            return action
+        if not (0 <= action.index < len(shown.elements)):
+            return action
+        x, y = shown.elements[action.index].center
+        data = action.model_dump(exclude_none=True)
+        data.pop("index")
+        data.update(x=x, y=y)
+        return Action(**data)
