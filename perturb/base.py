@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
 from perturb.timing import Persistence, Timing
 from ttir.types import Action, Observation
@@ -38,7 +38,7 @@ class Params(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    magnitude: Magnitude = Field(default_factory=Magnitude)
+    magnitude: SerializeAsAny[Magnitude] = Field(default_factory=Magnitude)
     timing: Timing = Field(default_factory=Timing)
     persistence: Persistence = Field(default_factory=Persistence)
 

@@ -18,7 +18,18 @@ class DismissInterference(Recovery):
 
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
         obs = ctx.observation
-        region = ctx.finding.details.get("bounds")
+        details = ctx.finding.details
+        region = details.get("bounds")
+        if details.get("dismiss_hint") == "swipe_up" and region and not ctx.taken:
+            # a heads-up notification: swipe it away (back would leave the app underneath)
+            x1, y1, x2, y2 = region
+            cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+            return recovery_step(Action(action_type="swipe", x=cx, y=cy, x2=cx, y2=max(0, y1 - (y2 - y1)), duration_ms=200),
+                                 "A notification banner covers the top of the screen; swipe it away without opening it.",
+                                 "Swipe the notification away")
+        if details.get("dismiss_hint") == "wait" and len(ctx.taken) < 2:
+            return recovery_step(Action(action_type="wait", seconds=2.0),
+                                 "The screen is loading; wait for it rather than tapping through.", "Wait for the screen")
         tried = {tuple(s.action.point() or ()) for s in ctx.taken if s.action.is_touch}
         candidates = self._buttons(obs, region)
         dismiss = sorted((e for e in candidates if role_of(e) == "dismiss"), key=dismiss_rank)

@@ -71,8 +71,9 @@ class ReOrientation(Recovery):
                     names[pkg] = label(hit)
             if rec.source != "agent":
                 continue
-            if a.action_type == "swipe" and pkg == "com.android.systemui" and (a.y or 0) < rec.observation.screen_size[1] * 0.05:
-                last = (pkg, "shade", "")
+            h = rec.observation.screen_size[1]
+            if a.action_type == "swipe" and (a.y or 0) < h * 0.05 and (a.y2 or 0) > (a.y or 0) + h * 0.15:
+                last = ("com.android.systemui", "shade", "")  # pulled the notification shade down
             elif pkg and not is_launcher(nxt) and pkg not in SYSTEM_PACKAGES:
                 last = (pkg, "app", names.get(pkg, ""))
         if last is not None and last[1] == "app" and not last[2]:

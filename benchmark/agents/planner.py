@@ -40,6 +40,7 @@ class PlannerParams(BaseModel):
     drift_probability: float = Field(0.3, ge=0, le=1, description="Chance to lose the goal after an interruption was handled.")
     drift_mode: Literal["terminate", "restart"] = Field("terminate", description="How the goal is lost: claim done, or start over.")
     max_rewinds: int = Field(3, ge=0, description="How often the agent may go back to the last app-opening step when lost.")
+    react_to_popups: bool = Field(True, description="Handle a pop-up that just appeared before going on with the plan.")
     reveal_scrolls: int = Field(5, ge=0, description="Scrolls (down, then up) spent looking for a missing target.")
     seed: int = Field(0, description="Seed of the propensity draws (combined with the goal).")
 
@@ -68,11 +69,16 @@ class PlannerAgent:
         self.handled_interruption = False
         self.expected_pkg: Optional[str] = None
         self.hid_keyboard = False
+        self.drifted_from: Optional[int] = None
+        self.seen_labels: Optional[set[str]] = None
         self.events: list[str] = []
 
     def on_recovery(self, event: dict) -> None:
-        """Told by a guard what it did; the planner simply re-grounds its current step."""
+        """Told by a guard what it did (its message restates the goal): the planner
+        re-grounds its current step, and an agent that had drifted resumes its plan."""
         self.check, self.retry_stage = None, 0
+        if self.drifted_from is not None:
+            self.i, self.drifted_from = self.drifted_from, None
 
     # -- acting ------------------------------------------------------------------------------
     def _emit(self, action: Action, thought: str, summary: str, plan_index: Optional[int] = None) -> AgentStep:
@@ -110,6 +116,12 @@ class PlannerAgent:
                 self.check, self.retry_stage = None, 0
                 self.i = index  # try that step again
 
+        # an interruption was just handled: does the agent still remember its goal?
+        if self.handled_interruption and not self.engaged:
+            self.handled_interruption = False
+            if self.rng.random() < p.drift_probability:
+                return self._drift()
+
         # B. a hung app, a loading screen
         close = screen.not_responding(obs)
         if close is not None:
@@ -124,33 +136,28 @@ class PlannerAgent:
             self.i += 1  # an optional step whose target is absent: skip it
             step = self.plan[self.i]
             action, target = self._ground(step, obs)
-        if action is not None and not (target is not None and screen.covered(obs, target)):
-            if self.handled_interruption and not self.engaged:
-                self.handled_interruption = False
-                if self.rng.random() < p.drift_probability:
-                    return self._drift()
+        fresh = self._fresh_popup(obs, target)
+        if action is not None and not (target is not None and screen.covered(obs, target)) and not fresh:
             return self._advance(step, action)
         if screen.loading(obs) and not screen.buttons(obs):
             return self._emit(Action(action_type="wait", seconds=2.0), "The screen is still loading.", "Wait for loading")
 
-        # C. something is in the way: an interruption?
+        # C. something is in the way (or just popped up): an interruption?
         dismiss, engage = screen.dismiss_buttons(obs), screen.engage_buttons(obs)
-        if dismiss or engage or (target is not None and screen.covered(obs, target)):
-            if engage and (self.engaged or self.rng.random() < p.engage_probability):
+        if fresh or dismiss or engage or (target is not None and screen.covered(obs, target)):
+            if self.engaged or (engage and self.rng.random() < p.engage_probability):
                 self.engaged = True  # treats the pop-up as part of the workflow
-                return self._tap(engage[0], f"This dialog seems to be part of the task: {label(engage[0])}.",
-                                 f'Tap "{label(engage[0])}"')
+                step_in = self._engaged_step(obs)
+                if step_in is not None:
+                    return step_in
             self.handled_interruption = True
             if dismiss:
                 return self._tap(dismiss[0], "An interruption is in the way; decline it.", f'Tap "{label(dismiss[0])}"')
-            if self.engaged:
-                return self._emit(Action(action_type="navigate_back"), "Leave this screen.", "Go back")
+            return self._emit(Action(action_type="navigate_back"), "Leave this screen.", "Go back")
         if self.engaged:
-            # deep in a detour: keep following it like a workflow
-            options = [e for e in screen.buttons(obs) if e.clickable]
-            if options:
-                e = options[-1]
-                return self._tap(e, "Continue through this flow.", f'Tap "{label(e)}"')
+            step_in = self._engaged_step(obs)  # deep in a detour: keep following it like a workflow
+            if step_in is not None:
+                return step_in
 
         # D. after re-opening the app: already further along? (the app kept its place) — only
         # navigation taps may be skipped, never typing or settings
@@ -168,6 +175,40 @@ class PlannerAgent:
         if entry is not None and self.expected_pkg and obs.package != self.expected_pkg and not screen.keyboard_open(obs):
             return self._rewind(entry[1], "The task's screen is gone; go back to it.")
         return self._reveal(step, obs, entry)
+
+    def _engaged_step(self, obs: Observation) -> Optional[AgentStep]:
+        """Follow a detour as if it were the task: tick its boxes, press its engage or
+        forward buttons — everything but declining."""
+        boxes = [e for e in obs.elements if e.checkable and not e.checked and e.clickable and e.enabled and e.area > 0
+                 and "inputmethod" not in e.package and not e.package.endswith("systemui")]
+        if boxes:
+            return self._tap(boxes[0], "The flow asks to confirm this; tick it.", f'Tick "{label(boxes[0])}"')
+        engage = screen.engage_buttons(obs)
+        if engage:
+            return self._tap(engage[0], f"This seems to be part of the task: {label(engage[0])}.", f'Tap "{label(engage[0])}"')
+        from ttir.lexicon import role_of
+
+        forward = [e for e in reversed(screen.buttons(obs)) if role_of(e) == "neutral" and e.class_name.endswith("Button")
+                   and e.package not in ("com.android.systemui", "com.google.android.inputmethod.latin")]
+        if forward:
+            return self._tap(forward[0], "Continue through this flow.", f'Tap "{label(forward[0])}"')
+        return None
+
+    def _fresh_popup(self, obs: Observation, target) -> bool:
+        """A pop-up that just appeared (new decline/engage buttons that are not the plan's
+        target): agents notice those and react before going on."""
+        previous = self.seen_labels
+        self.seen_labels = screen.labels(obs)
+        if not self.params.react_to_popups or previous is None:
+            return False
+        new = [e for e in screen.dismiss_buttons(obs) + screen.engage_buttons(obs) if label(e) not in previous]
+        if not new:
+            return False
+        if target is None:
+            return True
+        # buttons in the target's own window belong to the screen the plan expects (a dialog it opened)
+        home = screen.window_of(obs, target)
+        return any(e is not target and screen.window_of(obs, e) != home for e in new)
 
     def _ground(self, step: PlanStep, obs: Observation):
         if step.target is None:
@@ -191,6 +232,7 @@ class PlannerAgent:
 
     def _drift(self) -> AgentStep:
         self.events.append("drift")
+        self.drifted_from = self.i
         if self.params.drift_mode == "terminate":
             self.i = len(self.plan)
             return self._emit(Action(action_type="status", goal_status="complete"),

@@ -15,14 +15,23 @@ LOADING_WORDS = ("loading", "please wait", "checking for updates", "connecting",
 
 
 def signature(obs: Observation) -> str:
-    """Identity of what is on screen (elements, texts, states), ignoring the clock."""
+    """Identity of what is on screen: elements, texts and states (ignoring the clock),
+    plus a coarse thumbnail, because some changes (a slider's thumb) only show in pixels."""
     h = hashlib.blake2b(digest_size=12)
     h.update((obs.package or "").encode())
     for e in obs.elements:
         if e.resource_id.endswith(":id/clock"):
             continue
         h.update(f"{e.class_name}|{e.resource_id}|{e.text}|{e.content_desc}|{e.bounds}|{e.checked}|{e.focused}".encode())
+    img = obs.screenshot
+    if img is not None:
+        top = max(1, img.height // 25)  # skip the status bar (its clock ticks)
+        h.update(img.crop((0, top, img.width, img.height)).reduce(24).convert("L").tobytes())
     return h.hexdigest()
+
+
+def labels(obs: Observation) -> set[str]:
+    return {label(e) for e in buttons(obs)}
 
 
 def keyboard_open(obs: Observation) -> bool:
@@ -76,14 +85,16 @@ def covered(obs: Observation, e: UIElement) -> bool:
     return top.package != e.package or _is_later_window(obs, top, e)
 
 
-def _is_later_window(obs: Observation, top: UIElement, e: UIElement) -> bool:
-    def root(x: UIElement) -> int:
-        i = obs.elements.index(x)
-        while obs.elements[i].parent is not None:
-            i = obs.elements[i].parent  # type: ignore[assignment]
-        return i
+def window_of(obs: Observation, e: UIElement) -> int:
+    """Index of the window (root node) ``e`` belongs to."""
+    i = next(k for k, x in enumerate(obs.elements) if x is e)
+    while obs.elements[i].parent is not None:
+        i = obs.elements[i].parent  # type: ignore[assignment]
+    return i
 
-    return root(top) != root(e)
+
+def _is_later_window(obs: Observation, top: UIElement, e: UIElement) -> bool:
+    return window_of(obs, top) != window_of(obs, e)
 
 
 def find_lenient(obs: Observation, target: Target) -> Optional[UIElement]:
