@@ -60,6 +60,10 @@ class LocalExecutor:
 
 def make_executor(kind: str = "local", workers: int = 1, **options: Any) -> Executor:
     if kind == "local":
+        devices = options.get("devices")
+        if devices is not None and getattr(devices, "kind", "sim") != "sim":
+            raise ValueError(f"devices.kind={devices.kind!r} runs on the Ray executor (--executor ray); "
+                             "the local executor drives simulated phones only (devices.kind='sim')")
         return LocalExecutor(workers)
     if kind == "ray":
         from experiments.ray_executor import RayExecutor

@@ -7,6 +7,7 @@ Sections:
 - ``sim``    the simulated device's step: execute + observe (render + XML) at 1080x2400;
 - ``guard``  the rule-tier guard's added time per step, and its ratio to a simulated step;
 - ``runner`` episodes per second of a small sweep with 1 and 2 worker processes.
+- ``ray``    the same small sweep on the local process pool and on the Ray executor (2 workers each).
 """
 
 from __future__ import annotations
@@ -80,9 +81,17 @@ def measure_guard(rounds: int = 2) -> dict[str, Any]:
     return {"guard": g, "sim_step": s, "ratio_guard_to_step": (g["median_ms"] / s["median_ms"]) if s["median_ms"] else None}
 
 
+def measure_ray() -> dict[str, Any]:
+    """Local process pool vs Ray executor (skipped, with a message, without Ray)."""
+    from experiments.ray_perf import measure_ray as measure
+
+    return measure()
+
+
 SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "sim": measure_sim,
     "guard": measure_guard,
+    "ray": measure_ray,
 }
 
 

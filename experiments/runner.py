@@ -32,7 +32,7 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
                    desc=spec.name, smoothing=0.1)
     ok = succ = errors = 0
     t0 = time.perf_counter()
-    ex = make_executor(executor, n_workers, **executor_options)
+    ex = make_executor(executor, n_workers, devices=spec.devices, **executor_options)
     try:
         for rec in ex.run(todo, root=str(store.root), screenshots=spec.screenshots, width=spec.screenshot_width,
                           save_xml=spec.save_xml):

@@ -36,6 +36,35 @@ class AgentSpec(BaseModel):
         return v
 
 
+class DeviceSpec(BaseModel):
+    """Which phones run the episodes. ``sim`` (default): one simulated phone per worker.
+    ``adb``: real phones or emulators, one per Ray actor (``--executor ray``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["sim", "adb"] = Field("sim", description="sim: simulated phones; adb: real phones / emulators (Ray executor).")
+    serials: Optional[list[str]] = Field(
+        None, description="adb: these phones, one actor each; unset: every phone the Ray cluster declares as a "
+                          "'ttir_adb:SERIAL' resource (or, on a Ray started by `ttir run`, every phone attached here).")
+    options: dict[str, Any] = Field(default_factory=dict, description="adb: AdbDevice options (settle_seconds, apps, host, port, ...).")
+
+    @model_validator(mode="after")
+    def _check_serials(self) -> "DeviceSpec":
+        if self.kind == "sim" and self.options:
+            raise ValueError(f"devices.options={self.options!r} applies to adb phones only (devices.kind='adb'); "
+                             "simulated phones take no options, so every executor runs the same phone")
+        if self.serials is None:
+            return self
+        if self.kind != "adb":
+            raise ValueError(f"devices.serials={self.serials!r} needs devices.kind='adb' (got kind={self.kind!r})")
+        bad = [s for s in self.serials if not s or not s.strip()]
+        if bad or not self.serials:
+            raise ValueError(f"devices.serials={self.serials!r}: expected a non-empty list of adb serials")
+        if len(set(self.serials)) != len(self.serials):
+            raise ValueError(f"devices.serials={self.serials!r}: each phone may be listed once")
+        return self
+
+
 class ExperimentSpec(BaseModel):
     """Everything ``ttir run`` needs."""
 
@@ -61,6 +90,7 @@ class ExperimentSpec(BaseModel):
     screenshots: Literal["all", "failures", "none"] = Field("failures", description="Which episodes keep step screenshots.")
     screenshot_width: int = Field(360, ge=64, description="Saved screenshots are downscaled to this width.")
     save_xml: bool = Field(False, description="Also keep every step's uiautomator dump (needed by `ttir tune build`).")
+    devices: DeviceSpec = Field(default_factory=DeviceSpec, description="sim (default) or adb phones; see DeviceSpec.")
 
     @field_validator("guard", mode="before")
     @classmethod
