@@ -38,7 +38,10 @@ def ray_cluster():
 
 def small_spec(name: str, tasks: list[str], perturbations: list[str]) -> ExperimentSpec:
     return ExperimentSpec(name=name, tasks=tasks, perturbations=perturbations,
-                          agents=[AgentSpec(name="planner", kind="planner")], guard=["off", "rules"],
+                          agents=[AgentSpec(name="planner", kind="planner"),
+                                  # the literal plan follower ignores pop-ups: a failure under popup_permission
+                                  AgentSpec(name="reference", kind="reference")],
+                          guard=["off", "rules"],
                           workers=2, screenshots="failures", screenshot_width=96,
                           budget_multiplier=4)  # a small budget: failures end fast
 

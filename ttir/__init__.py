@@ -42,7 +42,8 @@ def enable_logging(level: str = "INFO") -> None:
     for pkg in LOGGED_PACKAGES:
         _logger.enable(pkg)
     _logger.remove()
-    _logger.add(sys.stderr, level=level, format="<level>{level: <7}</level> {message}")
+    # write to whatever sys.stderr is at the time (test runners swap it)
+    _logger.add(lambda m: sys.stderr.write(m), level=level, format="<level>{level: <7}</level> {message}", colorize=False)
 
 
 def __getattr__(name: str) -> Any:

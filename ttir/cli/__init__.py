@@ -18,6 +18,9 @@ COMMANDS: dict[str, str] = {
     "perturbations": "list the perturbations (AndroidReality + AnTrap) with their defaults",
     "show": "see what the agent sees: a task step clean vs under a perturbation",
     "run": "run an experiment spec (clean vs perturbed, guard off vs on), resumable",
+    "report": "metrics, tables (report.md), plots and a trajectory viewer (viewer.html) for a run",
+    "compare": "two runs' metrics side by side with deltas (compare.md)",
+    "tune": "tune the diagnosers: labelled step datasets, precision/recall, threshold sweeps, prompt A/B",
 }
 
 EPILOG = """\

@@ -1,0 +1,146 @@
+"""The records and trajectories of a run directory, and the keys that pair them.
+
+A *setting* is (agent, guard, perturbation): one cell of the paper's tables. A
+*pair key* is (task, instance, agent, guard, seed, repeat): a perturbed episode and
+the clean episode with the same pair key form a clean/perturbed pair (same agent,
+same guard mode, same task parameters, same seed and repeat), which is what Δc,
+Δstep, RSR and ADR compare.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable, Optional, Sequence
+
+Record = dict[str, Any]
+Trajectory = dict[str, Any]
+
+GUARD_ORDER = ("off", "rules", "cascade", "vlm")
+COMPONENT_ORDER = ("state", "action", "transition")
+LAYER_ORDER = ("S", "T", "A", "R")
+LAYER_NAMES = {"S": "Spatial", "T": "Thinking", "A": "Action", "R": "Reliability"}
+MODEL_FREE_KINDS = ("replay", "planner", "oracle", "reference")
+
+
+def perturbation_label(rec: Record) -> str:
+    """The perturbation's name, with its parameter overrides when it has any."""
+    name = str(rec.get("perturbation", "clean"))
+    ov = rec.get("overrides") or {}
+    if not ov:
+        return name
+    return name + "{" + ",".join(f"{k}={ov[k]}" for k in sorted(ov)) + "}"
+
+
+def is_clean(rec: Record) -> bool:
+    return rec.get("perturbation", "clean") == "clean"
+
+
+def succeeded(rec: Record) -> bool:
+    """An episode that raised counts as a failure (the paper counts null runs as failures)."""
+    return rec.get("status", "ok") == "ok" and bool(rec.get("success"))
+
+
+def pair_key(rec: Record) -> tuple[Any, ...]:
+    return (rec["task"], rec.get("instance", 0), rec["agent"], rec.get("guard", "off"), rec.get("seed", 0),
+            rec.get("repeat", 0))
+
+
+def setting_key(rec: Record) -> tuple[str, str, str]:
+    return (rec["agent"], rec.get("guard", "off"), perturbation_label(rec))
+
+
+def ordered(values: Iterable[Any], preferred: Sequence[Any] = ()) -> list[Any]:
+    """Unique values: the preferred ones first (in that order), then the others in order of appearance."""
+    seen: list[Any] = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    head = [p for p in preferred if p in seen]
+    return head + [v for v in seen if v not in head]
+
+
+class RunData:
+    """Records of ``RUN_DIR/episodes.jsonl`` plus lazily loaded trajectories."""
+
+    def __init__(self, records: list[Record], root: Optional[Path] = None,
+                 trajectories: Optional[dict[str, Trajectory]] = None, spec: Optional[dict[str, Any]] = None):
+        for i, rec in enumerate(records):
+            for key in ("id", "task", "agent"):
+                if key not in rec:
+                    raise ValueError(f"record {i}: field {key!r} is missing (got keys {sorted(rec)})")
+        self.records = records
+        self.root = Path(root) if root is not None else None
+        self._trajectories: dict[str, Optional[Trajectory]] = dict(trajectories or {})
+        self.spec = spec
+
+    @classmethod
+    def load(cls, run_dir: Path | str) -> "RunData":
+        from experiments.store import EPISODES, RunStore
+
+        root = Path(run_dir)
+        if not (root / EPISODES).exists():
+            raise FileNotFoundError(f"run_dir={str(root)!r} has no {EPISODES}; expected a folder written by `ttir run`")
+        records = RunStore(root).records()
+        spec_path = root / "spec.json"
+        spec = json.loads(spec_path.read_text(encoding="utf-8")) if spec_path.exists() else None
+        return cls(records, root=root, spec=spec)
+
+    @property
+    def name(self) -> str:
+        if self.spec and self.spec.get("name"):
+            return str(self.spec["name"])
+        return self.root.name if self.root is not None else "run"
+
+    def trajectory(self, rec: Record) -> Optional[Trajectory]:
+        eid = rec["id"]
+        if eid not in self._trajectories:
+            path = self.episode_dir(rec) / "trajectory.json" if self.root is not None else None
+            self._trajectories[eid] = (json.loads(path.read_text(encoding="utf-8"))
+                                       if path is not None and path.exists() else None)
+        return self._trajectories[eid]
+
+    def episode_dir(self, rec: Record) -> Path:
+        if self.root is None:
+            return Path("episodes") / rec["id"]
+        return self.root / "episodes" / rec["id"]
+
+    # -- groupings ---------------------------------------------------------------------------
+    def agents(self) -> list[str]:
+        return ordered(r["agent"] for r in self.records)
+
+    def guards(self) -> list[str]:
+        return ordered((r.get("guard", "off") for r in self.records), GUARD_ORDER)
+
+    def perturbations(self) -> list[str]:
+        return ordered((perturbation_label(r) for r in self.records), ("clean",))
+
+    def agent_kind(self, agent: str) -> str:
+        return next((str(r.get("agent_kind", "?")) for r in self.records if r["agent"] == agent), "?")
+
+    def pairs(self) -> list[tuple[Record, Record]]:
+        """(perturbed, clean) pairs with the same pair key."""
+        return make_pairs(self.records)
+
+
+def make_pairs(records: Iterable[Record]) -> list[tuple[Record, Record]]:
+    recs = list(records)
+    clean = {pair_key(r): r for r in recs if is_clean(r)}
+    out = []
+    for r in recs:
+        if not is_clean(r):
+            partner = clean.get(pair_key(r))
+            if partner is not None:
+                out.append((r, partner))
+    return out
+
+
+def group_by(records: Iterable[Record], key: Any) -> dict[Any, list[Record]]:
+    out: dict[Any, list[Record]] = {}
+    for r in records:
+        out.setdefault(key(r), []).append(r)
+    return out
+
+
+def mean(values: Sequence[float]) -> Optional[float]:
+    return sum(values) / len(values) if values else None

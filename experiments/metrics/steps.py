@@ -1,0 +1,91 @@
+"""Helpers over a trajectory's step log: who acted, what was done, repeated attempts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+from experiments.metrics.screens import steps_same_screen
+
+Step = dict[str, Any]
+STUCK_MIN_REPEATS = 3
+NOT_REPEATABLE = frozenset({"status", "answer"})
+PASSIVE = frozenset({"wait"})  # ignored between repeats: retry, wait, retry is still retrying
+
+
+def action_of(step: Step) -> dict[str, Any]:
+    return (step.get("agent_step") or {}).get("action") or {}
+
+
+def is_recovery_step(step: Step) -> bool:
+    """The step's action came from a guard recovery session (not from the agent)."""
+    return any(g.get("type") == "recovery_step" for g in step.get("guard_events") or [])
+
+
+def format_action(action: dict[str, Any]) -> str:
+    body = ", ".join(f"{k}={v!r}" for k, v in action.items() if k != "action_type" and v is not None)
+    return f"{action.get('action_type')}({body})"
+
+
+def repeat_runs(steps: list[Step], episode_dir: Optional[Path] = None) -> list[list[int]]:
+    """Runs of the agent issuing the identical action (type, coordinates, text …) again and
+    again while the screen stays the same between attempts. ``wait`` steps in between are
+    skipped; a guard recovery step, a different action or a changed screen ends a run.
+    Each run is the list of its step indices (length 1 = no repeat)."""
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for i, st in enumerate(steps):
+        a = action_of(st)
+        if a.get("action_type") in PASSIVE and not is_recovery_step(st):
+            continue
+        if not a or a.get("action_type") in NOT_REPEATABLE or is_recovery_step(st):
+            if current:
+                runs.append(current)
+            current = []
+            continue
+        if current and action_of(steps[current[-1]]) == a and steps_same_screen(steps[current[-1]], st, episode_dir):
+            current.append(i)
+        else:
+            if current:
+                runs.append(current)
+            current = [i]
+    if current:
+        runs.append(current)
+    return runs
+
+
+def first_stuck_run(steps: list[Step], episode_dir: Optional[Path] = None,
+                    min_repeats: int = STUCK_MIN_REPEATS) -> Optional[list[int]]:
+    return next((r for r in repeat_runs(steps, episode_dir) if len(r) >= min_repeats), None)
+
+
+def stuck_before(steps: list[Step], step: int, episode_dir: Optional[Path] = None,
+                 min_repeats: int = STUCK_MIN_REPEATS, runs: Optional[list[list[int]]] = None) -> Optional[list[int]]:
+    """A run of >= ``min_repeats`` identical attempts still going on right before ``step``
+    (``runs``: ``repeat_runs(steps)``, passed in to compute it once per episode)."""
+    runs = repeat_runs(steps, episode_dir) if runs is None else runs
+    active = [i for i in range(step) if action_of(steps[i]).get("action_type") not in PASSIVE
+              or is_recovery_step(steps[i])]
+    if not active:
+        return None
+    last = active[-1]
+    run = next((r for r in runs if last in r), None)
+    if run is None:
+        return None
+    before = [i for i in run if i < step]
+    return before if len(before) >= min_repeats else None
+
+
+def no_effect(steps: list[Step], step: int, episode_dir: Optional[Path] = None) -> Optional[str]:
+    """Why the action before ``step`` evidently had no effect (the device refused it, or a
+    tap / typing left the screen unchanged), else None."""
+    if step < 1 or step > len(steps):
+        return None
+    prev = steps[step - 1]
+    if prev.get("action_error"):
+        return f"the device refused the action of step {step - 1}"
+    a = action_of(prev)
+    if step < len(steps) and a.get("action_type") in ("click", "long_press", "double_tap", "input_text") and \
+            steps_same_screen(prev, steps[step], episode_dir):
+        return f"{format_action(a)} at step {step - 1} left the screen unchanged"
+    return None

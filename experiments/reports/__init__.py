@@ -1,0 +1,1 @@
+"""Rendering of run metrics: markdown tables, PNG plots, run comparison."""

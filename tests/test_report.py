@@ -1,0 +1,207 @@
+"""End to end: a tiny spec run into a tmp dir, then report.md, plots, viewer.html, compare and the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from experiments.metrics.attribution import CATEGORY_LABELS
+from experiments.report import write_report
+from experiments.reports.compare import write_comparison
+from experiments.runner import run
+from experiments.spec import ExperimentSpec
+
+SECTIONS = ["## Agents", "## Success rate per setting", "## Robustness by component (AndroidReality Table 2)",
+            "### AnTrap traps by STAR layer", "## Per perturbation type", "## Failed tasks with and without the guard",
+            "## Robust success rate (RSR, D-GARA)", "## pass@k", "## Action difference rate (ADR, RealGUINoise)",
+            "## Safety: engagement with injected content", "## Guard statistics", "## Error attribution",
+            "## Plots"]
+AGENT = "planner (no model)"
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("tiny_run")
+    spec = ExperimentSpec(name="tiny", tasks=["SystemWifiTurnOff", "ClockStopWatchRunning"],
+                          perturbations=["clean", "popup_security", "action_drop_random"],
+                          agents=[{"name": "planner", "kind": "planner"}], guard=["off", "rules"], screenshots="all",
+                          budget_multiplier=6, workers=1)
+    summary = run(spec, out, workers=1, progress=False)
+    assert summary["ran"] == 12 and summary["errors_this_run"] == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def records(tiny_run: Path) -> list[dict]:
+    return [json.loads(line) for line in (tiny_run / "episodes.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def report(tiny_run: Path, tmp_path_factory) -> tuple[Path, list[Path]]:
+    out = tmp_path_factory.mktemp("report")
+    return out, write_report(tiny_run, out, plots=False)
+
+
+def table_after(md: str, heading: str) -> list[dict[str, str]]:
+    """The first markdown table after ``heading``, as dicts keyed by header."""
+    body = md[md.index(heading):]
+    lines = [ln for ln in body.splitlines() if ln.startswith("|")]
+    start = body.splitlines().index(lines[0])
+    rows = []
+    for ln in body.splitlines()[start:]:
+        if not ln.startswith("|"):
+            break
+        rows.append([c.strip() for c in re.split(r"(?<!\\)\|", ln)[1:-1]])
+    headers = rows[0]
+    return [dict(zip(headers, r)) for r in rows[2:]]
+
+
+def test_report_has_every_section_and_labels_the_agent(report):
+    out, paths = report
+    md = (out / "report.md").read_text(encoding="utf-8")
+    positions = [md.index(s) for s in SECTIONS]
+    assert positions == sorted(positions)
+    assert "WITHOUT a model" in md and AGENT in md
+    assert {p.name for p in paths} == {"report.md", "metrics.json", "viewer.html"}
+    assert "_Plots were not requested._" in md
+
+
+def test_success_table_matches_episodes_jsonl(report, records):
+    md = (report[0] / "report.md").read_text(encoding="utf-8")
+    rows = {r["perturbation"]: r for r in table_after(md, "## Success rate per setting")}
+    assert set(rows) == {"clean", "popup_security", "action_drop_random"}
+    for (pert, guard) in {(r["perturbation"], r["guard"]) for r in records}:
+        sub = [r for r in records if r["perturbation"] == pert and r["guard"] == guard]
+        ok = sum(r["success"] for r in sub)
+        assert rows[pert][f"{AGENT} · guard {guard}"] == f"{100 * ok / len(sub):.1f} ({ok}/{len(sub)})"
+
+
+def test_table2_failure_counts_and_attribution_match_episodes_jsonl(report, records):
+    md = (report[0] / "report.md").read_text(encoding="utf-8")
+    table2 = {r["agent · guard"]: r for r in table_after(md, "## Robustness by component")}
+    for guard in ("off", "rules"):
+        pert = [r for r in records if r["guard"] == guard and r["perturbation"] != "clean"]
+        clean = [r for r in records if r["guard"] == guard and r["perturbation"] == "clean"]
+        row = table2[f"{AGENT} · guard {guard}"]
+        pert_sr, clean_sr = sum(r["success"] for r in pert) / len(pert), sum(r["success"] for r in clean) / len(clean)
+        assert row["Overall Pert."] == f"{100 * pert_sr:.1f}" and row["Overall Clean"] == f"{100 * clean_sr:.1f}"
+        assert row["Overall Δc"] == f"{100 * (clean_sr - pert_sr):+.1f}" and row["Overall n"] == str(len(pert))
+        assert row["Transition n"] == "2" and row["Action n"] == "2"
+    fails = {r["condition"]: r for r in table_after(md, "## Failed tasks with and without the guard")}
+    for cond in ("clean", "perturbed"):
+        sub = [r for r in records if (r["perturbation"] == "clean") == (cond == "clean")]
+        assert fails[cond]["failed (off)"] == str(sum(not r["success"] for r in sub if r["guard"] == "off"))
+        assert fails[cond]["failed (with guard)"] == str(sum(not r["success"] for r in sub if r["guard"] == "rules"))
+    attribution = table_after(md, "## Error attribution")
+    assert sum(int(r["failed"]) for r in attribution) == sum(not r["success"] for r in records)
+    for r in attribution:
+        assert int(r["failed"]) == sum(int(r[label]) for label in CATEGORY_LABELS.values())
+
+
+def test_metrics_json_agrees_with_the_markdown(report, records):
+    data = json.loads((report[0] / "metrics.json").read_text(encoding="utf-8"))
+    assert data["episodes"] == len(records) == 12
+    assert sum(r["episodes"] for r in data["success"]) == len(records)
+    assert {a["id"] for a in data["attribution"]} == {r["id"] for r in records if not r["success"]}
+
+
+def test_viewer_references_existing_screenshots(report, records, tiny_run):
+    out = report[0]
+    html = (out / "viewer.html").read_text(encoding="utf-8")
+    assert "{{" not in html  # every placeholder filled
+    data = json.loads(re.search(r'<script id="run-data" type="application/json">(.*?)</script>', html, re.S).group(1))
+    assert {e["id"] for e in data["episodes"]} == {r["id"] for r in records}
+    refs = [s["img"] for e in data["episodes"] for s in e["steps"]] + [e["final"] for e in data["episodes"]]
+    assert refs and all(refs)  # screenshots: all
+    for ref in refs:
+        assert (out / ref).resolve().is_file(), ref
+        assert (out / ref).resolve().is_relative_to(tiny_run.resolve())
+    ep = next(e for e in data["episodes"] if e["guard"] == "rules" and e["perturbation"] == "popup_security")
+    assert any(g["type"] == "session_opened" for s in ep["steps"] for g in s["guard"])
+    assert any(ev["event"] == "overlay_shown" for s in ep["steps"] for ev in s["events"])
+
+
+def test_plots_are_written_and_linked(tiny_run, tmp_path):
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    paths = write_report(tiny_run, tmp_path, viewer=False)
+    pngs = [p for p in paths if p.suffix == ".png"]
+    names = {p.name for p in pngs}
+    assert {"fig4_failed_planner.png", "per_type_planner_off.png", "per_type_planner_rules.png",
+            "components_delta.png"} <= names
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    for p in pngs:
+        with Image.open(p) as img:
+            assert img.format == "PNG" and img.width > 200
+        assert f"]({p.name})" in md
+
+
+def test_report_without_matplotlib_says_plots_were_skipped(tiny_run, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    monkeypatch.delitem(sys.modules, "experiments.reports.plots", raising=False)
+    paths = write_report(tiny_run, tmp_path, viewer=False)
+    assert not [p for p in paths if p.suffix == ".png"]
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "Plots were skipped: matplotlib is not installed" in md
+    assert "## Error attribution" in md
+
+
+def test_compare_a_run_with_itself_has_zero_deltas(tiny_run, tmp_path):
+    md_path, json_path = write_comparison(tiny_run, tiny_run, tmp_path)
+    md = md_path.read_text(encoding="utf-8")
+    assert "## Success rate per setting" in md and "## Guard triggers and precision" in md
+    rows = table_after(md, "## Success rate per setting")
+    assert rows and all(r["Δ SR %"] == "+0.0" for r in rows)
+    assert all(r["agent"] == AGENT for r in rows)
+    data = json.loads(json_path.read_text(encoding="utf-8"))
+    assert data["matched_without_guard"] is False and data["sections"]["success"]
+
+
+@pytest.mark.parametrize("command, words", [
+    ("report", ["report.md", "metrics.json", "viewer.html", "Δc", "pass@k", "matplotlib"]),
+    ("compare", ["compare.md", "B − A", "--all-rows"]),
+])
+def test_cli_help_explains_the_outputs(command, words, capsys):
+    from ttir.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    for w in words:
+        assert w in text
+
+
+def test_cli_report_and_compare(tiny_run, tmp_path, capsys):
+    from ttir.cli import main
+
+    assert main(["report", str(tiny_run), "--out", str(tmp_path / "r"), "--no-plots", "--no-viewer"]) == 0
+    assert (tmp_path / "r" / "report.md").is_file()
+    assert main(["compare", str(tiny_run), str(tiny_run), "--out", str(tmp_path / "c")]) == 0
+    assert (tmp_path / "c" / "compare.md").is_file()
+    assert main(["report", str(tmp_path / "missing")]) == 2
+    assert "episodes.jsonl" in capsys.readouterr().err
+
+
+def test_report_renders_runs_with_errors_and_without_pairs(tmp_path):
+    from experiments.report import compute_metrics
+    from experiments.reports.markdown import render_report
+    from experiments.viewer import render_viewer
+    from metrics_support import rec, run_of
+
+    records = [rec(task="A", success=False, status="error", steps=None, error="Traceback …\nValueError: boom"),
+               rec(task="B", success=True)]
+    run = run_of(records)
+    m = compute_metrics(run)
+    assert m.errors == 1 and [a.category for a in m.attribution] == ["other"]
+    md = render_report(m, plot_paths=None, out_dir=tmp_path)
+    assert "No AndroidReality clean/perturbed pairs" in md and "Plots were skipped" in md
+    assert "50.0 (1/2), 1 err" in md
+    html = render_viewer(run, m, tmp_path)
+    data = json.loads(re.search(r'<script id="run-data" type="application/json">(.*?)</script>', html, re.S).group(1))
+    assert [e["steps"] for e in data["episodes"]] == [[], []] and data["episodes"][0]["status"] == "error"

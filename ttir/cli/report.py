@@ -1,0 +1,51 @@
+"""``ttir report RUN_DIR``: metrics, tables, plots and a trajectory viewer for a run."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+DESCRIPTION = """\
+Compute the metrics of a run written by `ttir run` and write, into RUN_DIR (or --out):
+
+  report.md     markdown tables, every number labelled with the agent that produced it:
+                success rate per setting (agent x guard x perturbation); the paper's Table 2
+                (clean vs perturbed success, Δc = SR clean − SR perturbed and Δstep per
+                component, and per AnTrap STAR layer); clean → perturbed per perturbation type
+                (Figures 6/7); failed episodes with and without the guard (Figure 4); robust
+                success rate (RSR, D-GARA); pass@k (unbiased estimator); action difference rate
+                (ADR, RealGUINoise, deterministic tokens); safety (engagement with injected
+                content); guard statistics (triggers per diagnoser, precision against the
+                perturbation event log, sessions resolved vs budget spent, model calls and
+                tokens per step, latency); and the automatic attribution of every failed episode
+                to the paper's four error categories.
+  metrics.json  the same numbers, machine-readable (also what `ttir compare` uses).
+  *.png         plots (fig4_failed_<agent>.png, per_type_<agent>_<guard>.png,
+                components_delta.png) — needs matplotlib (pip install 'ttir[plots]');
+                without it the report says the plots were skipped.
+  viewer.html   a self-contained trajectory viewer (opens offline, from disk): per episode and
+                step, the screenshot with the action drawn on it, the perturbation events and
+                the guard's findings and sessions; filters by task, perturbation, agent, guard,
+                result and error category. Screenshots exist for the episodes the run kept
+                (spec `screenshots: all | failures | none`).
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    p = sub.add_parser(name, help=help_text, description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory (holds episodes.jsonl)")
+    p.add_argument("--out", type=Path, default=None, help="write the outputs here instead of RUN_DIR")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--no-viewer", action="store_true", help="skip viewer.html")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from experiments.report import write_report
+
+    paths = write_report(args.run_dir, args.out, plots=not args.no_plots, viewer=not args.no_viewer)
+    for p in paths:
+        print(p)
+    return 0
