@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 
 # module name -> one-line help, in the order `ttir --help` shows them
@@ -43,9 +43,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version="ttir 0.1.0")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
-        mod = importlib.import_module(f"ttir.cli.{name.replace('-', '_')}")
+        try:
+            mod = importlib.import_module(f"ttir.cli.{name.replace('-', '_')}")
+        except ImportError as exc:  # one broken command must not take the whole CLI down
+            _unavailable(sub, name, help_text, exc)
+            continue
         mod.register(sub, name, help_text)
     return parser
+
+
+def _unavailable(sub: Any, name: str, help_text: str, exc: Exception) -> None:
+    p = sub.add_parser(name, help=f"{help_text} (unavailable: {exc})")
+
+    def fail(args: argparse.Namespace) -> int:
+        print(f"ttir {name}: this command cannot load: {exc}", file=sys.stderr)
+        return 2
+
+    p.set_defaults(func=fail)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
