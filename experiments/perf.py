@@ -6,7 +6,8 @@ absolute numbers from different runs are not comparable; ratios within a run are
 Sections:
 - ``sim``    the simulated device's step: execute + observe (render + XML) at 1080x2400;
 - ``guard``  the rule-tier guard's added time per step, and its ratio to a simulated step;
-- ``runner`` episodes per second of a small sweep with 1 and 2 worker processes.
+- ``runner`` episodes per second of a small sweep with 1 and 2 worker processes;
+- ``ray``    the same sweep on the local process pool vs a local Ray cluster.
 - ``ray``    the same small sweep on the local process pool and on the Ray executor (2 workers each).
 """
 
@@ -81,6 +82,34 @@ def measure_guard(rounds: int = 2) -> dict[str, Any]:
     return {"guard": g, "sim_step": s, "ratio_guard_to_step": (g["median_ms"] / s["median_ms"]) if s["median_ms"] else None}
 
 
+def measure_runner(tasks: int = 8) -> dict[str, Any]:
+    """Episodes per second of one small sweep with 1 and with 2 worker processes,
+    alternating, in one run (the ratio is what carries over between machines)."""
+    import shutil
+    import tempfile
+
+    from benchmark import task_names
+    from experiments.runner import run
+    from experiments.spec import AgentSpec, ExperimentSpec
+
+    names = task_names()[::max(1, len(task_names()) // tasks)][:tasks]
+    spec = ExperimentSpec(name="perf", tasks=names, perturbations=["clean", "font_size_large", "action_drop_random", "popup_permission"],
+                          agents=[AgentSpec(name="planner", kind="planner")], guard=["off", "rules"],
+                          screenshots="none")
+    rates: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(2):
+        for workers in (1, 2):
+            out = tempfile.mkdtemp(prefix="ttir-perf-")
+            try:
+                summary = run(spec, out, workers=workers, progress=False)
+                rates[workers].append(summary["episodes_per_s"])
+            finally:
+                shutil.rmtree(out, ignore_errors=True)
+    one, two = statistics.median(rates[1]), statistics.median(rates[2])
+    return {"episodes": len(spec.episodes()), "episodes_per_s_1_worker": one, "episodes_per_s_2_workers": two,
+            "speedup_2_vs_1": two / one if one else None, "samples": {str(k): v for k, v in rates.items()}}
+
+
 def measure_ray() -> dict[str, Any]:
     """Local process pool vs Ray executor (skipped, with a message, without Ray)."""
     from experiments.ray_perf import measure_ray as measure
@@ -91,6 +120,7 @@ def measure_ray() -> dict[str, Any]:
 SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "sim": measure_sim,
     "guard": measure_guard,
+    "runner": measure_runner,
     "ray": measure_ray,
 }
 

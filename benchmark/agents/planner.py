@@ -71,6 +71,7 @@ class PlannerAgent:
         self.hid_keyboard = False
         self.drifted_from: Optional[int] = None
         self.seen_labels: Optional[set[str]] = None
+        self.failed_retries: dict[int, int] = {}
         self.events: list[str] = []
 
     def on_recovery(self, event: dict) -> None:
@@ -115,6 +116,13 @@ class PlannerAgent:
             else:
                 self.check, self.retry_stage = None, 0
                 self.i = index  # try that step again
+                self.failed_retries[index] = self.failed_retries.get(index, 0) + 1
+                if self.failed_retries[index] >= 2 and not screen.keyboard_open(obs):
+                    # the same step keeps having no effect: something modal may swallow taps; back out of it
+                    self.failed_retries[index] = 0
+                    self.handled_interruption = True
+                    return self._emit(Action(action_type="navigate_back"),
+                                      "My taps keep having no effect; something may be in the way. Go back.", "Go back")
 
         # an interruption was just handled: does the agent still remember its goal?
         if self.handled_interruption and not self.engaged:
@@ -150,10 +158,12 @@ class PlannerAgent:
                 step_in = self._engaged_step(obs)
                 if step_in is not None:
                     return step_in
-            self.handled_interruption = True
             if dismiss:
+                self.handled_interruption = True
                 return self._tap(dismiss[0], "An interruption is in the way; decline it.", f'Tap "{label(dismiss[0])}"')
-            return self._emit(Action(action_type="navigate_back"), "Leave this screen.", "Go back")
+            if fresh or self.engaged:
+                self.handled_interruption = True
+                return self._emit(Action(action_type="navigate_back"), "Leave this screen.", "Go back")
         if self.engaged:
             step_in = self._engaged_step(obs)  # deep in a detour: keep following it like a workflow
             if step_in is not None:
@@ -173,7 +183,7 @@ class PlannerAgent:
                 return self._advance(ahead, act)
         # E. lost the app (sent home, switched away)?
         if entry is not None and self.expected_pkg and obs.package != self.expected_pkg and not screen.keyboard_open(obs):
-            return self._rewind(entry[1], "The task's screen is gone; go back to it.")
+            return self._rewind(entry[1], "The task's screen is gone; go back to it.", obs)
         return self._reveal(step, obs, entry)
 
     def _engaged_step(self, obs: Observation) -> Optional[AgentStep]:
@@ -247,14 +257,19 @@ class PlannerAgent:
                 return self.plan[k], k
         return None
 
-    def _rewind(self, index: int, why: str) -> AgentStep:
+    def _rewind(self, index: int, why: str, obs: Optional[Observation] = None) -> AgentStep:
         if self.rewinds >= self.params.max_rewinds:
             self.i += 1  # give up on this step
             return self._emit(Action(action_type="wait", seconds=1.0), f"{why} (giving up on this step)", "Wait")
         self.rewinds += 1
-        self.i = index
         self.scrolls, self.scroll_dir = 0, "down"
         step = self.plan[index]
+        if (step.kind == "open_app" and obs is not None and self.expected_pkg and obs.package == self.expected_pkg
+                and not screen.keyboard_open(obs)):
+            # lost inside the right app: step back towards its start screen and follow the plan from there
+            self.i = index + 1
+            return self._emit(Action(action_type="navigate_back"), f"{why} Go back and look again.", "Go back")
+        self.i = index
         action = ground(step, Observation())
         assert action is not None
         return self._advance(step, action)
@@ -268,13 +283,13 @@ class PlannerAgent:
             if self.scroll_dir == "down":
                 self.scroll_dir, self.scrolls = "up", 1
             elif entry is not None:
-                return self._rewind(entry[1], f"Could not find the target of '{step.describe()}'.")
+                return self._rewind(entry[1], f"Could not find the target of '{step.describe()}'.", obs)
             else:
                 self.i += 1
                 return self._emit(Action(action_type="wait", seconds=1.0), f"Could not find: {step.describe()}.", "Wait")
         if not any(e.scrollable for e in obs.elements):
             if entry is not None and self.scrolls > 1:
-                return self._rewind(entry[1], f"Could not find the target of '{step.describe()}'.")
+                return self._rewind(entry[1], f"Could not find the target of '{step.describe()}'.", obs)
             return self._emit(Action(action_type="wait", seconds=1.0), "Waiting for the target to appear.", "Wait")
         target = step.target.describe() if step.target else "the target"
         return self._emit(Action(action_type="scroll", direction=self.scroll_dir),  # type: ignore[arg-type]

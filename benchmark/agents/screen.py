@@ -39,7 +39,9 @@ def keyboard_open(obs: Observation) -> bool:
 
 
 def buttons(obs: Observation) -> list[UIElement]:
-    return [e for e in obs.elements if e.clickable and e.enabled and e.area > 0 and label(e)]
+    """Labelled touch targets, leaving out the home screen's app icons (an icon named
+    "Settings" is not an interruption's button)."""
+    return [e for e in obs.elements if e.clickable and e.enabled and e.area > 0 and label(e) and "launcher" not in e.package]
 
 
 def dismiss_buttons(obs: Observation) -> list[UIElement]:
@@ -69,20 +71,23 @@ def not_responding(obs: Observation) -> Optional[UIElement]:
 
 
 def covered(obs: Observation, e: UIElement) -> bool:
-    """Whether something else (another window) lies on top of ``e``'s centre."""
+    """Whether something else lies on top of ``e``'s centre: the topmost touch target there
+    is neither ``e`` nor inside it nor one of its containers."""
     top = obs.element_at(*e.center, clickable_only=True)
     if top is None or top is e:
         return False
     if top.bounds == e.bounds and top.package == e.package:
         return False
-    # a child of e (e.g. the text inside a row) is fine; a node from another window is not
-    idx = obs.elements.index(top)
+    return not (_within(obs, top, e) or _within(obs, e, top))
+
+
+def _within(obs: Observation, inner: UIElement, outer: UIElement) -> bool:
+    idx: Optional[int] = next(k for k, x in enumerate(obs.elements) if x is inner)
     while idx is not None:
-        node = obs.elements[idx]
-        if node is e:
-            return False
-        idx = node.parent
-    return top.package != e.package or _is_later_window(obs, top, e)
+        if obs.elements[idx] is outer:
+            return True
+        idx = obs.elements[idx].parent
+    return False
 
 
 def window_of(obs: Observation, e: UIElement) -> int:
@@ -105,7 +110,8 @@ def find_lenient(obs: Observation, target: Target) -> Optional[UIElement]:
     if e is not None:
         return e
     if target.id is not None and (target.text is not None or target.desc is not None):
-        e = find(obs, Target(id=target.id, nth=target.nth, editable=target.editable), touchable=True)
-        if e is not None:
-            return e
+        by_id = Target(id=target.id, editable=target.editable)
+        same = [x for x in obs.elements if by_id.matches(x) and x.enabled and x.area > 0]
+        if len(same) == 1:  # a unique control whose label changed; never a row of a list
+            return find(obs, by_id, touchable=True)
     return None

@@ -16,7 +16,12 @@ CLICKS = 5
 def multiply_numbers(seed: int) -> list[int]:
     """The numbers the page shows, in order (one on load, one per click after that)."""
     rng = random.Random(seed)
-    return [rng.randint(1, 10) for _ in range(CLICKS)]
+    out: list[int] = []
+    while len(out) < CLICKS:
+        n = rng.randint(1, 10)
+        if not out or n != out[-1]:  # every click shows a new number, so a click is always visible
+            out.append(n)
+    return out
 
 
 @register
