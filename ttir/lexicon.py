@@ -38,9 +38,11 @@ def role_of(e: UIElement) -> str:
     for role in ("dismiss", "engage"):
         if lab in (norm(w) for w in words[role]):
             return role
+    # inside a longer label only multi-word phrases count ("Start free trial now"); a single
+    # word would mislabel ordinary controls ("Search settings", "Open navigation drawer")
     for role in ("engage", "dismiss"):
         for w in words[role]:
-            if len(w) > 2 and re.search(rf"\b{re.escape(norm(w))}\b", lab):
+            if " " in w and re.search(rf"\b{re.escape(norm(w))}\b", lab):
                 return role
     return "neutral"
 

@@ -27,7 +27,7 @@ from ttir.lexicon import label
 from ttir.types import Action, AgentStep, Observation
 
 ENTRY_KINDS = ("open_app", "open_shade")
-NO_EFFECT_EXPECTED = ("wait", "status", "answer", "scroll")
+NO_EFFECT_EXPECTED = ("wait", "status", "answer", "scroll", "keyboard_enter")
 
 
 class PlannerParams(BaseModel):
@@ -71,7 +71,10 @@ class PlannerAgent:
         self.hid_keyboard = False
         self.drifted_from: Optional[int] = None
         self.seen_labels: Optional[set[str]] = None
+        self.seen_texts: set[str] = set()
         self.failed_retries: dict[int, int] = {}
+        self.check_selected = False
+        self.toggle: Optional[tuple[str, bool]] = None
         self.events: list[str] = []
 
     def on_recovery(self, event: dict) -> None:
@@ -92,6 +95,8 @@ class PlannerAgent:
         a = step.action
         if self.last_index is not None and a.action_type not in NO_EFFECT_EXPECTED and self.check is None:
             self.check = (sig, self.last_index)
+            hit = obs.element_at(*a.point(obs.elements), clickable_only=True) if a.is_touch else None
+            self.check_selected = bool(hit is not None and (hit.selected or (hit.checkable and hit.checked)))
         return step
 
     def _decide(self, obs: Observation) -> AgentStep:
@@ -104,8 +109,10 @@ class PlannerAgent:
         # A. did the last plan action do anything? (a late action may still land: wait once first)
         if self.check is not None:
             before, index = self.check
-            if sig != before:
-                self.check, self.retry_stage = None, 0
+            if self.toggle is not None and sig != before and screen.toggle_unchanged(obs, self.toggle):
+                sig = before  # the screen changed, but the switch we meant to flip did not: treat as no effect
+            if sig != before or self.check_selected:
+                self.check, self.retry_stage = None, 0  # changed, or the tab / option was already selected
             elif self.retry_stage == 0 and self.rng.random() < p.move_on_probability:
                 self.check = None
                 self.events.append("moved_on")  # carries on as if it worked
@@ -117,7 +124,7 @@ class PlannerAgent:
                 self.check, self.retry_stage = None, 0
                 self.i = index  # try that step again
                 self.failed_retries[index] = self.failed_retries.get(index, 0) + 1
-                if self.failed_retries[index] >= 2 and not screen.keyboard_open(obs):
+                if self.failed_retries[index] >= 2:
                     # the same step keeps having no effect: something modal may swallow taps; back out of it
                     self.failed_retries[index] = 0
                     self.handled_interruption = True
@@ -146,6 +153,7 @@ class PlannerAgent:
             action, target = self._ground(step, obs)
         fresh = self._fresh_popup(obs, target)
         if action is not None and not (target is not None and screen.covered(obs, target)) and not fresh:
+            self.toggle = screen.toggle_state(obs, target) if step.kind == "tap" and target is not None else None
             return self._advance(step, action)
         if screen.loading(obs) and not screen.buttons(obs):
             return self._emit(Action(action_type="wait", seconds=2.0), "The screen is still loading.", "Wait for loading")
@@ -207,8 +215,9 @@ class PlannerAgent:
     def _fresh_popup(self, obs: Observation, target) -> bool:
         """A pop-up that just appeared (new decline/engage buttons that are not the plan's
         target): agents notice those and react before going on."""
-        previous = self.seen_labels
+        previous, previous_texts = self.seen_labels, self.seen_texts
         self.seen_labels = screen.labels(obs)
+        self.seen_texts = {t for t in obs.texts()}
         if not self.params.react_to_popups or previous is None:
             return False
         new = [e for e in screen.dismiss_buttons(obs) + screen.engage_buttons(obs) if label(e) not in previous]
@@ -216,9 +225,12 @@ class PlannerAgent:
             return False
         if target is None:
             return True
-        # buttons in the target's own window belong to the screen the plan expects (a dialog it opened)
-        home = screen.window_of(obs, target)
-        return any(e is not target and screen.window_of(obs, e) != home for e in new)
+        other_window = any(screen.window_of(obs, e) != screen.window_of(obs, target) for e in new)
+        if not other_window and previous_texts and len(previous_texts & self.seen_texts) < 0.5 * len(previous_texts):
+            return False  # a new screen of the same app, not something popping up over the old one
+        # a dialog that contains the plan's target is the screen the plan expects (one it opened itself)
+        box = screen.dialog_of(obs, new)
+        return box is None or not screen.within(obs, target, box)
 
     def _ground(self, step: PlanStep, obs: Observation):
         if step.target is None:

@@ -81,6 +81,46 @@ def covered(obs: Observation, e: UIElement) -> bool:
     return not (_within(obs, top, e) or _within(obs, e, top))
 
 
+def common_container(obs: Observation, elements: list[UIElement]) -> Optional[UIElement]:
+    """The smallest node that contains all ``elements`` (their lowest common ancestor)."""
+    def chain(e: UIElement) -> list[int]:
+        idx: Optional[int] = next(k for k, x in enumerate(obs.elements) if x is e)
+        out = []
+        while idx is not None:
+            out.append(idx)
+            idx = obs.elements[idx].parent
+        return out
+
+    chains = [chain(e) for e in elements]
+    if not chains:
+        return None
+    shared = set(chains[0]).intersection(*map(set, chains[1:]))
+    for idx in chains[0]:
+        if idx in shared:
+            return obs.elements[idx]
+    return None
+
+
+def dialog_of(obs: Observation, buttons_: list[UIElement]) -> Optional[UIElement]:
+    """The container of a pop-up's buttons: their common ancestor, widened to the
+    largest ancestor still smaller than most of the screen (the dialog card, sheet or banner)."""
+    box = common_container(obs, buttons_)
+    if box is None:
+        return None
+    w, h = obs.screen_size
+    limit = 0.7 * w * h
+    while box.parent is not None:
+        parent = obs.elements[box.parent]
+        if parent.area >= limit or parent.parent is None:
+            break
+        box = parent
+    return box
+
+
+def within(obs: Observation, inner: UIElement, outer: UIElement) -> bool:
+    return _within(obs, inner, outer)
+
+
 def _within(obs: Observation, inner: UIElement, outer: UIElement) -> bool:
     idx: Optional[int] = next(k for k, x in enumerate(obs.elements) if x is inner)
     while idx is not None:
@@ -115,3 +155,29 @@ def find_lenient(obs: Observation, target: Target) -> Optional[UIElement]:
         if len(same) == 1:  # a unique control whose label changed; never a row of a list
             return find(obs, by_id, touchable=True)
     return None
+
+
+def toggle_state(obs: Observation, target: UIElement) -> Optional[tuple[str, bool]]:
+    """(resource id, checked) of the switch a tap on ``target`` should flip, if any."""
+    if target.checkable and target.resource_id:
+        return (target.resource_id, target.checked)
+    idx = next(k for k, x in enumerate(obs.elements) if x is target)
+    for k, e in enumerate(obs.elements):
+        if e.checkable and e.resource_id and k != idx and _within(obs, e, target):
+            return (f"{target.resource_id}>{e.resource_id}" if target.resource_id else e.resource_id, e.checked)
+    return None
+
+
+def toggle_unchanged(obs: Observation, toggle: tuple[str, bool]) -> bool:
+    """Whether the switch recorded by :func:`toggle_state` still has its old state."""
+    key, before = toggle
+    parent_id, _, child_id = key.rpartition(">")
+    for k, e in enumerate(obs.elements):
+        if parent_id:
+            if e.resource_id == parent_id:
+                for c in obs.elements:
+                    if c.checkable and c.resource_id == child_id and _within(obs, c, e):
+                        return c.checked == before
+        elif e.checkable and e.resource_id == key:
+            return e.checked == before
+    return False  # gone from the screen: cannot tell, assume it worked
