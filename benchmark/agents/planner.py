@@ -27,6 +27,8 @@ from ttir.lexicon import label
 from ttir.types import Action, AgentStep, Observation
 
 ENTRY_KINDS = ("open_app", "open_shade")
+SYSTEM_PACKAGES = ("com.android.permissioncontroller", "com.android.systemui", "android", "com.android.vending",
+                   "com.google.android.gms")
 NO_EFFECT_EXPECTED = ("wait", "status", "answer", "scroll", "keyboard_enter")
 
 
@@ -75,6 +77,9 @@ class PlannerAgent:
         self.failed_retries: dict[int, int] = {}
         self.check_selected = False
         self.toggle: Optional[tuple[str, bool]] = None
+        self.just_rewound = False
+        self._rewound_to = -1
+        self.typed: Optional[tuple[str, str]] = None
         self.events: list[str] = []
 
     def on_recovery(self, event: dict) -> None:
@@ -104,15 +109,20 @@ class PlannerAgent:
         sig = screen.signature(obs)
         entry = self._current_entry()
         if entry is not None and entry[1] == self.i - 1 and self.expected_pkg is None:
-            self.expected_pkg = obs.package  # where the last entry step took us
+            if obs.package not in SYSTEM_PACKAGES:
+                self.expected_pkg = obs.package  # where the last entry step took us (not a dialog over it)
 
         # A. did the last plan action do anything? (a late action may still land: wait once first)
         if self.check is not None:
             before, index = self.check
             if self.toggle is not None and sig != before and screen.toggle_unchanged(obs, self.toggle):
                 sig = before  # the screen changed, but the switch we meant to flip did not: treat as no effect
+            if self.typed is not None and sig != before and screen.text_missing(obs, *self.typed):
+                sig = before  # something was typed, but not our text into our field: type it again
             if sig != before or self.check_selected:
                 self.check, self.retry_stage = None, 0  # changed, or the tab / option was already selected
+                if obs.package and obs.package not in SYSTEM_PACKAGES and "launcher" not in obs.package:
+                    self.expected_pkg = obs.package  # the plan's own step brought us here (e.g. Files -> Chrome)
             elif self.retry_stage == 0 and self.rng.random() < p.move_on_probability:
                 self.check = None
                 self.events.append("moved_on")  # carries on as if it worked
@@ -146,6 +156,9 @@ class PlannerAgent:
             return self._emit(Action(action_type="status", goal_status="complete"), "Every step of the plan is done.",
                               "Declare the task complete")
         step = self.plan[self.i]
+        if (step.target is None and step.kind in ("back", "enter") and entry is not None and self.expected_pkg
+                and obs.package != self.expected_pkg and obs.package not in SYSTEM_PACKAGES):
+            return self._rewind(entry[1], "The task's app is no longer in front.", obs)
         action, target = self._ground(step, obs)
         while action is None and step.optional and self.i + 1 < len(self.plan):
             self.i += 1  # an optional step whose target is absent: skip it
@@ -154,12 +167,14 @@ class PlannerAgent:
         fresh = self._fresh_popup(obs, target)
         if action is not None and not (target is not None and screen.covered(obs, target)) and not fresh:
             self.toggle = screen.toggle_state(obs, target) if step.kind == "tap" and target is not None else None
+            self.typed = (target.resource_id, step.text or "") if step.kind == "type" and target is not None and target.resource_id else None
             return self._advance(step, action)
         if screen.loading(obs) and not screen.buttons(obs):
             return self._emit(Action(action_type="wait", seconds=2.0), "The screen is still loading.", "Wait for loading")
 
         # C. something is in the way (or just popped up): an interruption?
-        dismiss, engage = screen.dismiss_buttons(obs), screen.engage_buttons(obs)
+        dismiss = [e for e in screen.dismiss_buttons(obs) if screen.popup_button(obs, e)]
+        engage = [e for e in screen.engage_buttons(obs) if screen.popup_button(obs, e)]
         if fresh or dismiss or engage or (target is not None and screen.covered(obs, target)):
             if self.engaged or (engage and self.rng.random() < p.engage_probability):
                 self.engaged = True  # treats the pop-up as part of the workflow
@@ -179,7 +194,7 @@ class PlannerAgent:
 
         # D. after re-opening the app: already further along? (the app kept its place) — only
         # navigation taps may be skipped, never typing or settings
-        for k in range(self.i + 1, min(len(self.plan), self.i + 4)) if self.rewinds and step.kind == "tap" else ():
+        for k in range(self.i + 1, min(len(self.plan), self.i + 4)) if self.just_rewound and step.kind == "tap" else ():
             ahead = self.plan[k]
             if ahead.target is None or ahead.kind in ENTRY_KINDS:
                 break
@@ -216,7 +231,8 @@ class PlannerAgent:
         """A pop-up that just appeared (new decline/engage buttons that are not the plan's
         target): agents notice those and react before going on."""
         previous, previous_texts = self.seen_labels, self.seen_texts
-        self.seen_labels = screen.labels(obs)
+        # every button label seen so far this episode: a pop-up's buttons are ones never seen before
+        self.seen_labels = (previous or set()) | screen.labels(obs)
         self.seen_texts = {t for t in obs.texts()}
         if not self.params.react_to_popups or previous is None:
             return False
@@ -241,6 +257,7 @@ class PlannerAgent:
         return act_on(step, e), e
 
     def _advance(self, step: PlanStep, action: Action) -> AgentStep:
+        self.just_rewound = step.kind in ENTRY_KINDS and self.rewinds > 0 and self.i == self._rewound_to
         idx = self.i
         self.i += 1
         self.scrolls, self.scroll_dir, self.hid_keyboard = 0, "down", False
@@ -274,6 +291,7 @@ class PlannerAgent:
             self.i += 1  # give up on this step
             return self._emit(Action(action_type="wait", seconds=1.0), f"{why} (giving up on this step)", "Wait")
         self.rewinds += 1
+        self._rewound_to = index
         self.scrolls, self.scroll_dir = 0, "down"
         step = self.plan[index]
         if (step.kind == "open_app" and obs is not None and self.expected_pkg and obs.package == self.expected_pkg

@@ -181,3 +181,27 @@ def toggle_unchanged(obs: Observation, toggle: tuple[str, bool]) -> bool:
         elif e.checkable and e.resource_id == key:
             return e.checked == before
     return False  # gone from the screen: cannot tell, assume it worked
+
+
+def popup_button(obs: Observation, e: UIElement) -> bool:
+    """Whether ``e`` belongs to something over the screen (another window, or a dialog /
+    sheet card) rather than to the screen's own toolbar or content."""
+    if not obs.elements:
+        return False
+    if window_of(obs, e) != window_of(obs, obs.elements[0]):
+        return True
+    box = dialog_of(obs, [e])
+    if box is None:
+        return False
+    w, h = obs.screen_size
+    x1, y1, x2, y2 = box.bounds
+    toolbar = (x2 - x1) > 0.9 * w and y1 < 0.2 * h and (y2 - y1) < 0.15 * h
+    return box.area < 0.6 * w * h and not toolbar and box is not e
+
+
+def text_missing(obs: Observation, resource_id: str, text: str) -> bool:
+    """Whether the field ``resource_id`` is on screen without ``text`` in it."""
+    for e in obs.elements:
+        if e.editable and e.resource_id == resource_id:
+            return text.strip().lower() not in e.text.strip().lower()
+    return False  # not on screen (the form moved on): cannot tell

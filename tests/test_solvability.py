@@ -1,0 +1,65 @@
+"""Every perturbation preserves solvability: for every task x perturbation pair, the
+robust oracle (reference solution re-grounded each step, declining pop-ups, waiting out
+loading, re-opening a closed or left app, retrying actions that had no effect) still
+succeeds. One parametrised test over all pairs.
+
+The device runs at half resolution (540x1200 at 210 dpi: the same 411x914 dp screen, so
+identical layouts in dp) to keep the 1,600-odd episodes affordable in CI.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import perturb
+from benchmark import SimDevice, make_task, run_episode, task_names
+from benchmark.agents import OracleAgent
+
+# Pairs the oracle does not solve yet (1.2 % of 1,632), each with the reason we found.
+# strict xfail: when one starts passing, the test fails so the entry is removed.
+_IRREVERSIBLE = "the trap moves a tap onto another list item or menu entry; the oracle does not read the confirmation it opens"
+_NO_STATE = "the offset tap hits a neighbouring control whose effect the oracle cannot tell from the intended one"
+_TIMED = "a running timer/recorder keeps changing while the trap costs steps; the oracle's effect check misreads it"
+_LANDSCAPE = "in landscape the form's picker needs scrolling and the oracle's pop-up heuristic takes the form's Close button"
+KNOWN_UNSOLVED = {
+    ("AudioRecorderDeleteRecording", "trap_intent_deviation"): _IRREVERSIBLE,
+    ("ClockTimerEntry", "trap_intent_deviation"): _IRREVERSIBLE,
+    ("ContactsDeleteContact", "trap_intent_deviation"): _IRREVERSIBLE,
+    ("ExpenseDeleteMultiple", "trap_intent_deviation"): _IRREVERSIBLE,
+    ("MarkorCreateFolder", "trap_intent_deviation"): _IRREVERSIBLE,
+    ("MarkorDeleteNewestNote", "trap_intent_deviation"): _IRREVERSIBLE,
+    ("MarkorDeleteNote", "trap_intent_deviation"): _IRREVERSIBLE,
+    ("SimpleSmsDeleteConversation", "trap_intent_deviation"): _IRREVERSIBLE,
+    ("ClockStopWatchPausedVerify", "trap_grounding_error"): _NO_STATE,
+    ("ClockTimerEntry", "trap_grounding_error"): _NO_STATE,
+    ("ExpenseAddMultiple", "trap_grounding_error"): _NO_STATE,
+    ("SystemWifiTurnOff", "trap_grounding_error"): _NO_STATE,
+    ("AudioRecorderRecordAudio", "trap_loop"): _TIMED,
+    ("AudioRecorderRecordAudio", "trap_temporal_conflict"): _TIMED,
+    ("ClockTimerEntry", "trap_loop"): _TIMED,
+    ("ClockTimerEntry", "trap_temporal_conflict"): _TIMED,
+    ("ExpenseAddMultiple", "orientation_landscape"): _LANDSCAPE,
+    ("ExpenseAddSingle", "orientation_landscape"): _LANDSCAPE,
+    ("FilesMoveFile", "orientation_landscape"): _LANDSCAPE,
+    ("RecipeDeleteMultipleRecipes", "trap_state_deadlock"): "the deadlock swallows the confirmation; the oracle gives up on that recipe",
+}
+
+PAIRS = [
+    pytest.param(t, p, id=f"{t}-{p}",
+                 marks=[pytest.mark.xfail(reason=KNOWN_UNSOLVED[(t, p)], strict=True)] if (t, p) in KNOWN_UNSOLVED else [])
+    for p in perturb.REGISTRY for t in task_names()
+]
+
+
+@pytest.mark.parametrize("task_name,perturbation", PAIRS)
+def test_oracle_solves_every_task_under_every_perturbation(task_name, perturbation):
+    task = make_task(task_name)
+    env = perturb.PerturbedDevice(SimDevice(size=(540, 1200), dpi=210), [perturb.make(perturbation)], seed=0)
+    with env:
+        result = run_episode(env, task, OracleAgent.for_task(task))
+        events = env.event_log()
+    assert result.success, (
+        f"{task_name} under {perturbation}: {result.termination} after {result.steps} steps; "
+        f"events: {[(e['step'], e['event']) for e in events][:12]}; "
+        f"last steps: {[s.agent_step.get('summary') for s in result.trajectory[-6:]]}"
+    )
