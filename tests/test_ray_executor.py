@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = [pytest.mark.xdist_group("ray")]  # one Ray instance, on one test worker
+
 ray = pytest.importorskip("ray")
 
 from experiments.runner import run as run_spec  # noqa: E402
