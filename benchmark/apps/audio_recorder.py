@@ -77,10 +77,8 @@ class AudioRecorderApp(App):
     icon = "mic"
     accent = (69, 90, 100)  # the app's default "Blue Gray" theme
     order = 60
+    data_model = RecorderData
     data: RecorderData
-
-    def default_data(self) -> RecorderData:
-        return RecorderData()
 
     # -- storage -----------------------------------------------------------------------------------
     def recordings(self) -> list[StoredFile]:

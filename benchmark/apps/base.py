@@ -119,7 +119,7 @@ class App:
     """Base class of every simulated app.
 
     Subclasses set ``package``, ``label`` (launcher name), ``icon``, ``accent``,
-    ``start`` (first route), implement ``default_data()`` and one
+    ``start`` (first route), ``data_model`` (or ``default_data()``) and one
     ``screen_<route name>(ui)`` method per screen.
     """
 
@@ -131,6 +131,7 @@ class App:
     start: ClassVar[str] = "main"
     in_launcher: ClassVar[bool] = True
     order: ClassVar[int] = 50  # launcher position (lower first)
+    data_model: ClassVar[Optional[type]] = None  # the user-data model; default_data() builds an empty one
 
     def __init__(self, device: "SimDevice"):
         self.device = device
@@ -139,7 +140,7 @@ class App:
 
     # -- to override ---------------------------------------------------------------------
     def default_data(self) -> Any:
-        return None
+        return self.data_model() if self.data_model is not None else None
 
     def on_back(self, ui: UI) -> bool:
         """Handle the back key on the current route; return True if consumed.

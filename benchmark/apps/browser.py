@@ -89,10 +89,8 @@ class ChromeApp(App):
     icon = "globe"
     accent = (26, 115, 232)
     order = 30
+    data_model = ChromeData
     data: ChromeData
-
-    def default_data(self) -> ChromeData:
-        return ChromeData()
 
     # -- loading ---------------------------------------------------------------------------
     def open_url(self, url: str) -> None:

@@ -182,10 +182,8 @@ class ClockApp(App):
     icon = "clock"
     accent = (26, 115, 232)
     order = 30
+    data_model = ClockData
     data: ClockData
-
-    def default_data(self) -> ClockData:
-        return ClockData()
 
     @property
     def now_s(self) -> float:

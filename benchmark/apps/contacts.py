@@ -67,10 +67,8 @@ class ContactsApp(App):
     icon = "person"
     accent = (26, 115, 232)
     order = 10
+    data_model = ContactsData
     data: ContactsData
-
-    def default_data(self) -> ContactsData:
-        return ContactsData()
 
     # -- screens ----------------------------------------------------------------------
     def screen_main(self, ui: UI) -> Screen:

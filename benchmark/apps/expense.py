@@ -113,10 +113,8 @@ class ExpenseApp(App):
     icon = "wallet"
     accent = (0, 121, 107)
     order = 40
+    data_model = ExpenseData
     data: ExpenseData
-
-    def default_data(self) -> ExpenseData:
-        return ExpenseData()
 
     # -- helpers ----------------------------------------------------------------------
     def _day_label(self, ui: UI, d: dt.date) -> str:

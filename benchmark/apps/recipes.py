@@ -87,10 +87,8 @@ class RecipesApp(App):
     icon = "recipe"
     accent = (104, 159, 56)
     order = 45
+    data_model = RecipesData
     data: RecipesData
-
-    def default_data(self) -> RecipesData:
-        return RecipesData()
 
     # -- list ---------------------------------------------------------------------------
     def screen_main(self, ui: UI) -> Screen:

@@ -128,10 +128,8 @@ class SmsMessengerApp(App):
     icon = "message"
     accent = (33, 150, 243)
     order = 20
+    data_model = SmsData
     data: SmsData
-
-    def default_data(self) -> SmsData:
-        return SmsData()
 
     def on_back(self, ui: UI) -> bool:
         if super().on_back(ui):
