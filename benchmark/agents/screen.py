@@ -4,6 +4,7 @@ loading screens, occlusion. Agents see only observations (like any real agent)."
 from __future__ import annotations
 
 import hashlib
+import weakref
 from typing import Optional
 
 from benchmark.plan import Target
@@ -14,7 +15,24 @@ KEYBOARD_HINT = "inputmethod"
 LOADING_WORDS = ("loading", "please wait", "checking for updates", "connecting", "downloading")
 
 
+_SIG_CACHE: dict[int, tuple["weakref.ref[Observation]", str]] = {}
+
+
 def signature(obs: Observation) -> str:
+    """Cached :func:`_signature` (observations are not mutated once observed); keyed by
+    identity with a weak reference, so a recycled id never returns another screen's value."""
+    hit = _SIG_CACHE.get(id(obs))
+    if hit is not None and hit[0]() is obs:
+        return hit[1]
+    sig = _signature(obs)
+    if len(_SIG_CACHE) > 256:
+        for k in [k for k, (ref, _) in _SIG_CACHE.items() if ref() is None]:
+            del _SIG_CACHE[k]
+    _SIG_CACHE[id(obs)] = (weakref.ref(obs), sig)
+    return sig
+
+
+def _signature(obs: Observation) -> str:
     """Identity of what is on screen: elements, texts and states (ignoring the clock),
     plus a coarse thumbnail, because some changes (a slider's thumb) only show in pixels."""
     h = hashlib.blake2b(digest_size=12)
@@ -25,8 +43,11 @@ def signature(obs: Observation) -> str:
         h.update(f"{e.class_name}|{e.resource_id}|{e.text}|{e.content_desc}|{e.bounds}|{e.checked}|{e.focused}".encode())
     img = obs.screenshot
     if img is not None:
-        top = max(1, img.height // 25)  # skip the status bar (its clock ticks)
-        h.update(img.crop((0, top, img.width, img.height)).reduce(24).convert("L").tobytes())
+        # a coarse nearest-neighbour sample (cheap: no full-size copy); the top rows hold the ticking clock
+        from PIL import Image
+
+        thumb = img.resize((54, 120), Image.Resampling.NEAREST).convert("L")
+        h.update(thumb.crop((0, 5, 54, 120)).tobytes())
     return h.hexdigest()
 
 
