@@ -38,6 +38,8 @@ class LocalExecutor:
                 yield run_one(ep, **kwargs)
             return
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        if ctx.get_start_method() == "fork":
+            warm_up()  # forked workers inherit the imports and caches instead of each paying for them
         with ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx) as pool:
             pending: set[Future] = set()
             it = iter(todo)
@@ -56,6 +58,19 @@ class LocalExecutor:
 
     def close(self) -> None:
         pass
+
+
+def warm_up() -> None:
+    """Import what every episode needs and render one frame (fonts, layout caches)."""
+    import diagnosers  # noqa: F401
+    import perturb  # noqa: F401
+    import recoveries  # noqa: F401
+    import ttir.middleware  # noqa: F401
+    from benchmark import SimDevice, task_names
+    from benchmark.agents import OracleAgent  # noqa: F401
+
+    task_names()
+    SimDevice().observe()
 
 
 def make_executor(kind: str = "local", workers: int = 1, **options: Any) -> Executor:

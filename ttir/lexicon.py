@@ -31,7 +31,11 @@ def norm(s: str) -> str:
 
 def role_of(e: UIElement) -> str:
     """dismiss / engage / neutral, from the button's wording (whole label first)."""
-    lab = norm(label(e))
+    return _role(norm(label(e)))
+
+
+@lru_cache(maxsize=4096)
+def _role(lab: str) -> str:
     if not lab:
         return "neutral"
     words = button_words()
