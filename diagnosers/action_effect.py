@@ -27,6 +27,7 @@ from diagnosers.signals.actions import (
     NO_VISIBLE_EFFECT,
     describe_element,
     intended_targets,
+    intended_words,
     is_shade_pull,
     point_of,
     same_action,
@@ -38,7 +39,7 @@ from diagnosers.signals.data import builtin
 from diagnosers.signals.findings import as_judgment, model_finding
 from diagnosers.signals.image import MIN_CHANGED_PIXELS, changed_pixels
 from diagnosers.signals.system import interrupter_kind, is_app_package, is_launcher
-from diagnosers.signals.text import contains_phrase, normalize, same_text, text_landed
+from diagnosers.signals.text import contains_phrase, normalize, quoted, same_text, text_landed
 from diagnosers.signals.tree import clickable_ancestor, deepest_at, element_at, foreground_package, labels_around, screen_tree
 from ttir.config import ActionEffectConfig
 from ttir.types import Observation, StepRecord
@@ -82,6 +83,9 @@ class ActionEffectDiagnoser(Diagnoser):
         if t == "scroll":
             if ch.changed:
                 return self._f("yes", 0.8, "the scroll moved the screen", base)
+            if _covered(before):
+                return self._f("no", 0.7, "the scroll changed nothing while a pop-up covered the screen "
+                                          "(it takes the input)", base)
             return self._f("uncertain", 0.5, "the scroll changed nothing (the end of the list, or a dropped scroll)", base)
         if t == "swipe":
             return self._swipe(rec, after, ch, base)
@@ -101,6 +105,9 @@ class ActionEffectDiagnoser(Diagnoser):
         if t == "keyboard_enter":
             if ch.changed:
                 return self._f("yes", 0.75, "enter changed the screen", base)
+            if _covered(before):
+                return self._f("no", 0.7, "enter changed nothing while a pop-up covered the screen (it takes the "
+                                          "input)", base)
             return self._f("uncertain", 0.5, "enter changed nothing visible", base)
         if t == "app_switch":
             if ch.changed:
@@ -133,6 +140,11 @@ class ActionEffectDiagnoser(Diagnoser):
                    "intended_targets": intended_targets(rec.step), "region_changed_pixels": region_px,
                    "tree_similarity": ch.tree_similarity, "changed_pixels": ch.pixels}
         if not ch.changed and not region_changed:
+            absent = self._absent_target(rec, ti)
+            if absent is not None:  # the exceptions below assume the tap reached the control it meant
+                details["absent_target"] = absent
+                return self._f("no", 0.8, f"the step names {absent!r}, which is nowhere on the screen it was "
+                                          f"decided on, and the tap on {_name(target)} changed nothing", details)
             for e in (target, anchor, deepest):
                 if e is not None and (e.selected or (e.checkable and e.checked and "radio" in e.class_name.lower())):
                     return self._f("uncertain", 0.5, "the tap changed nothing, but its target was already selected", details)
@@ -140,7 +152,7 @@ class ActionEffectDiagnoser(Diagnoser):
                 return self._f("yes", 0.7, "the tapped field already had the focus", details)
             if target is not None and "seekbar" in target.class_name.lower() and ch.pixels is None:
                 return self._f("uncertain", 0.4, "a slider's value is not in the UI tree and there is no screenshot", details)
-            if ti is not None and self._silent_target(rec, before, ti):
+            if interactive and ti is not None and self._silent_target(rec, before, ti):
                 return self._f("uncertain", 0.5, f"the tap on {_name(target)} changed nothing, but that control "
                                                  "often works without a visible change", details)
             if self._stepper(ctx_history):
@@ -153,13 +165,64 @@ class ActionEffectDiagnoser(Diagnoser):
             details["missed_target"] = missed
             return self._f("no", 0.7, f"the tap landed on {_name(target)}, not on the {missed['label']!r} the step "
                                       "names, which is elsewhere on screen", details)
+        absent = self._absent_target(rec, ti)
+        if absent is not None:
+            details["absent_target"] = absent
+            return self._f("no", 0.6, f"the step names {absent!r}, which is nowhere on the screen it was decided on; "
+                                      f"the tap landed on {_name(target)}", details)
+        popup = _only_a_popup_appeared(rec, after)
+        if popup is not None:
+            details["popup"] = popup
+            return self._f("no", 0.6, f"the only change is a pop-up that came up ({popup!r}), which is not what the "
+                                      "tap was about; the app under it did not change", details)
         conf = 0.8 if ch.tree_similarity is not None else 0.6
         return self._f("yes", conf, "the screen changed after the tap", details)
 
     @staticmethod
     def _silent_target(rec: StepRecord, before: Observation, ti: int) -> bool:
-        names = labels_around(before, ti) + intended_targets(rec.step)
-        return any(contains_phrase(n, w) for n in names for w in _silent_words())
+        """The tapped control is one that often works silently (Save, Copy …): its
+        name (text / description) is, or starts with, such a word — "Save", "Copy to
+        clipboard", not "More options for talk_copy" — or its id ends with one
+        (``menu_save``); or it is the step's named target and that name is silent."""
+        control = clickable_ancestor(before, ti)
+        idx = set(screen_tree(before).subtree(control)) | {ti}
+        for k in idx:
+            e = before.elements[k]
+            if any(_names_silently(n) for n in (e.text, e.content_desc) if n):
+                return True
+            sid = e.resource_id.split("/", 1)[-1].lower() if e.resource_id else ""
+            if sid and any(sid == w.replace(" ", "_") or sid.endswith("_" + w.replace(" ", "_")) for w in _silent_words()):
+                return True
+        hit = labels_around(before, ti)
+        named = [t for t in intended_targets(rec.step) if _names_silently(t)]
+        return any(same_text(t, h) or contains_phrase(h, t) for t in named for h in hit if h)
+
+    @staticmethod
+    def _absent_target(rec: StepRecord, ti: Optional[int]) -> Optional[str]:
+        """The target the summary names in quotes, when nothing on the screen the step
+        was decided on carries that name and the tap hit something else: the agent
+        aimed at a control that was not there (a stale coordinate replayed on another
+        screen, a pop-up in the way)."""
+        before = rec.observation
+        if ti is None or not screen_tree(before).has_tree:
+            return None
+        named = [normalize(q) for q in quoted(rec.step.summary)]
+        named = [q for q in named if len(q) >= 2]
+        if not named:
+            return None
+        hit = [normalize(h) for h in labels_around(before, ti) if h]
+        names: list[str] = []
+        for e in before.elements:
+            names.extend(normalize(n) for n in (e.text, e.content_desc, e.hint) if n)
+            if e.resource_id:
+                names.append(normalize(e.resource_id.split("/", 1)[-1].replace("_", " ")))
+        for q in named:
+            qq = q.replace("_", " ")
+            if any(same_text(qq, n) or contains_phrase(n, qq) or contains_phrase(qq, n) for n in hit):
+                return None
+            if any(same_text(qq, n) or contains_phrase(n, qq) for n in names if n):
+                return None
+        return named[0]
 
     @staticmethod
     def _stepper(history: list[StepRecord]) -> bool:
@@ -209,7 +272,8 @@ class ActionEffectDiagnoser(Diagnoser):
         if not landed:
             if focused_password:
                 return self._f("uncertain", 0.5, "a password field hides what was typed", details)
-            if any(text_landed(typed, s) for s in screen_tree(after).texts):
+            already = any(text_landed(typed, s) for s in screen_tree(before).texts) if screen_tree(before).has_tree else False
+            if not already and any(text_landed(typed, s) for s in screen_tree(after).texts):
                 return self._f("uncertain", 0.5, "the typed text shows on screen, but in no text field", details)
             hidden = self._target_field_hidden(rec, after)
             if hidden and ch.changed:
@@ -292,6 +356,68 @@ class ActionEffectDiagnoser(Diagnoser):
         keeps what the rules knew about the action for the recovery."""
         model.details = {**rule.details, **model.details}
         return model
+
+
+def _content_without(obs: Observation, skip: set[int]) -> set[tuple[Any, ...]]:
+    """The app's nodes (no bars, banners, keyboard, nor the ``skip`` subtrees)."""
+    t = screen_tree(obs)
+    out = set()
+    for i in t.content:
+        if i in skip:
+            continue
+        e = obs.elements[i]
+        out.add((e.class_name, e.resource_id, e.text, e.content_desc, e.bounds, e.checked, e.selected))
+    return out
+
+
+def _only_a_popup_appeared(rec: StepRecord, after: Observation) -> Optional[str]:
+    """The title of an interruption that appeared after the tap, when nothing else on
+    screen changed and the pop-up is not about what the tap named ("Delete" opening
+    "Delete recipe?" is the tap's own effect)."""
+    from diagnosers.signals.context import INTERRUPTION_SCORE
+    from diagnosers.signals.lexicon import load_lexicon
+    from diagnosers.signals.overlays import overlay_candidates, score_text
+    from diagnosers.signals.text import content_words
+
+    before = rec.observation
+    if not screen_tree(before).has_tree or not screen_tree(after).has_tree:
+        return None
+    lex = load_lexicon(None)
+    old = {c.signature() for c in overlay_candidates(before)}
+    new = [c for c in overlay_candidates(after) if c.kind not in ("shade",) and c.signature() not in old
+           and c.structural_score + score_text(c, lex)[0] >= INTERRUPTION_SCORE]
+    if not new:
+        return None
+    t_after = screen_tree(after)
+    skip = {j for c in new for j in t_after.subtree(c.index)}
+    if _content_without(before, set()) != _content_without(after, skip):
+        return None
+    words = set(intended_words(rec.step))
+    ti = target_index(rec.step.action, before)
+    if ti is not None:
+        for label in labels_around(before, ti, ids=False):
+            words |= content_words(label)
+    for c in new:
+        if words & content_words(" ".join([c.title] + [b.label for b in c.buttons])):
+            return None  # the tap asked for it
+    return new[0].title or new[0].kind
+
+
+def _covered(obs: Observation) -> bool:
+    """A pop-up that takes the input (a dialog, a sheet, a full-screen page — not a
+    heads-up banner) scores as an interruption on ``obs``."""
+    from diagnosers.signals.context import INTERRUPTION_SCORE
+    from diagnosers.signals.lexicon import load_lexicon
+    from diagnosers.signals.overlays import overlay_candidates, score_text
+
+    lex = load_lexicon(None)
+    return any(c.structural_score + score_text(c, lex)[0] >= INTERRUPTION_SCORE
+               for c in overlay_candidates(obs) if c.kind not in ("shade", "heads_up"))
+
+
+def _names_silently(label: str) -> bool:
+    n = normalize(label).replace("_", " ")
+    return any(n == w or n.startswith(w + " ") for w in _silent_words())
 
 
 def _name(e: Any) -> str:

@@ -58,6 +58,7 @@ VERDICT_KEY = "interference.verdict"
 CLOSING_KINDS = ("permission", "anr", "heads_up")  # every button closes them (or leaves the app)
 REVEALED_SHARE = 0.6  # share of a screen's labels already present before: the overlay just closed
 FLOW_SAME_PAGE = 0.5  # label similarity at which a flow page is still the same page (scrolled, checked)
+RETURN_LOOKBACK = 8  # screens back in which a screen after an interruption's last page may have been seen
 SCRIM_DARKENING = 0.8  # border luminance ratio (now / before) that looks like a dimmed backdrop
 
 
@@ -176,7 +177,9 @@ class InterferenceDiagnoser(Diagnoser):
         role = self._tapped_interruption(prev.observation, p) if p is not None else None
         if role == "dismiss":
             return None
-        if role is None or not compare(prev.observation, ctx.observation).changed:
+        if a.is_touch and self._same_flow_page(ctx):
+            pass  # a tick or a choice on a flow page: still that page (nothing was "revealed")
+        elif role is None or not compare(prev.observation, ctx.observation).changed:
             # not a tap into an interruption: is this still the flow page of the step before?
             before = CACHE.slot(prev.observation).get(VERDICT_KEY)
             if before is None or before[3] != "flow" or before[0] < self.config.min_score:
@@ -186,8 +189,8 @@ class InterferenceDiagnoser(Diagnoser):
             sim = label_similarity(screen_tree(prev.observation), screen_tree(ctx.observation))
             if sim is None or sim < FLOW_SAME_PAGE:
                 return None
-        elif _revealed(prev.observation, ctx.observation):
-            return None  # the tap closed the interruption: what shows now was under it
+        elif any(_revealed(r.observation, ctx.observation) for r in ctx.history[-RETURN_LOOKBACK:]):
+            return None  # the tap closed the interruption: what shows now was under it (or before its pages)
         elif foreground_package(ctx.observation) != foreground_package(prev.observation):
             return None  # it opened another app: the task-alignment check's business
         tree = screen_tree(ctx.observation)
@@ -198,6 +201,15 @@ class InterferenceDiagnoser(Diagnoser):
         c = make_candidate(ctx.observation, main, "flow", True)
         c.features["continues_interruption"] = W_FLOW
         return c
+
+    def _same_flow_page(self, ctx: DiagnosisContext) -> bool:
+        """The step before was on a flow page and this screen is still that page."""
+        prev = ctx.previous
+        before = CACHE.slot(prev.observation).get(VERDICT_KEY) if prev is not None else None
+        if before is None or before[3] != "flow" or before[0] < self.config.min_score:
+            return False
+        sim = label_similarity(screen_tree(prev.observation), screen_tree(ctx.observation))
+        return sim is not None and sim >= FLOW_SAME_PAGE
 
     def _foreign(self, ctx: DiagnosisContext, c: Candidate) -> bool:
         if not is_app_package(c.package):

@@ -19,12 +19,54 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
-from diagnosers.signals.context import goal_mentions, goal_words, is_recents, shade_owned, track
+from diagnosers.signals.actions import point_of
+from diagnosers.signals.context import (
+    INTERRUPTION_SCORE,
+    goal_mentions,
+    goal_words,
+    interruption_score,
+    is_recents,
+    shade_owned,
+    tapped_into_interruption,
+    track,
+)
 from diagnosers.signals.findings import as_judgment, model_finding
+from diagnosers.signals.lexicon import load_lexicon
+from diagnosers.signals.overlays import make_candidate, overlay_candidates, score_text
 from diagnosers.signals.system import interrupter_kind, is_app_package, is_launcher, knowledge, package_tokens
 from diagnosers.signals.text import content_words, stem
 from diagnosers.signals.tree import foreground_package, screen_tree
 from ttir.config import TaskAlignmentConfig
+
+
+FLOW_LOOKBACK = 12  # screens before the press that entered an interruption's pages, to recognise the app's own
+FLOW_PAGE_LEXICON = 0.3  # interruption-lexicon score of a page that still belongs to the interruption
+SHOWN_AGAIN = 0.6  # share of a screen's labels already on an earlier screen: the same screen again
+HOME_SWITCH_STEPS = 2  # home-screen steps after the agent's own HOME that still look like switching apps
+
+
+def _page_lexicon(obs: Any) -> float:
+    """The interruption-lexicon score of the screen's main window (consent, trial,
+    verification vocabulary), as if it were one big dialog."""
+    t = screen_tree(obs)
+    main = next((r for r in t.roots if r not in t.chrome_roots and r not in t.ime_roots
+                 and r not in t.heads_up_roots and r not in t.shade_roots), None)
+    if main is None:
+        return 0.0
+    return score_text(make_candidate(obs, main, "flow", True), load_lexicon(None))[0]
+
+
+def _state(obs: Any) -> frozenset:
+    """What a screen shows (bars and banners aside): its labels and what is ticked."""
+    els = obs.elements
+    return frozenset((els[i].text, els[i].content_desc, els[i].checked, els[i].selected)
+                     for i in screen_tree(obs).content)
+
+
+def _shows_again(earlier: Any, now: Any) -> bool:
+    """Most labelled nodes of ``now`` were already on ``earlier``."""
+    a, b = screen_tree(now).labels, screen_tree(earlier).labels
+    return bool(a) and len(a & b) / len(a) >= SHOWN_AGAIN
 
 
 class TaskAlignmentDiagnoser(Diagnoser):
@@ -56,41 +98,157 @@ class TaskAlignmentDiagnoser(Diagnoser):
             return self._f("uncertain", 0.4, "the notification shade is open, not by the agent's own swipe", info)
         if is_launcher(fg):
             return self._home(ctx, info)
+        flow = self._interruption_flow(ctx)
+        if flow is not None:
+            return self._f("off_track", 0.65, flow, info)
         if is_app_package(fg):
+            in_flow = self._inside_app_flow(ctx)
+            if in_flow is not None:
+                return self._f("off_track", 0.6, in_flow, info)
             if fg in tr.on_task:
                 return self._f("on_track", 0.8, f"{fg} is an app of the task", info)
             if fg in tr.via_overlay or tr.interruption_recent:
                 how = "through a tap on an interruption" if fg in tr.via_overlay else "after an interruption"
                 return self._f("off_track", 0.8, f"{fg} is not an app of the task; it came up {how}", info)
+            if self._from_lost_home(ctx):
+                return self._f("off_track", 0.7, f"{fg} is not an app of the task; it was opened from the home screen "
+                                                 "the task had been thrown out to", info)
             return self._f("uncertain", 0.5, f"{fg} is not an app the task used so far", info)
         if interrupter_kind(fg) is not None:
+            if self._entered_by_engaging(ctx):
+                return self._f("off_track", 0.65, f"{fg} came up when the agent pressed an interruption's "
+                                                  "engage / neutral button, and the agent is still in it", info)
             return self._f("uncertain", 0.4, f"{fg} (a system dialog) is in front", info)
         return self._f("uncertain", 0.3, f"{fg or 'an unknown app'} is in front", info)
 
+    # -- how the agent got here ---------------------------------------------------------
+    @staticmethod
+    def _home_stay(ctx: DiagnosisContext, end: int) -> tuple[int, Optional[str], bool]:
+        """For the run of home-screen observations ending at observation ``end``: its
+        first index, the action that led into it (None at the episode start) and
+        whether the task had started before it (an app or the shade in use)."""
+        obs = ctx.observations()
+        k = end
+        while k > 0 and is_launcher(foreground_package(obs[k - 1])) and not screen_tree(obs[k - 1]).shade_open:
+            k -= 1
+        entry = ctx.history[k - 1].step.action.action_type if k > 0 else None
+        started = any(is_app_package(foreground_package(o)) or screen_tree(o).shade_open for o in obs[:k])
+        return k, entry, started
+
+    def _from_lost_home(self, ctx: DiagnosisContext) -> bool:
+        """The app in front was opened from a home screen the agent did not go to by
+        itself (a reset, a crash, an interruption) after the task had started."""
+        obs = ctx.observations()
+        fg = foreground_package(obs[-1])
+        k = len(obs) - 1
+        while k > 0 and foreground_package(obs[k - 1]) == fg:
+            k -= 1
+        if k == 0 or not is_launcher(foreground_package(obs[k - 1])):
+            return False
+        _, entry, started = self._home_stay(ctx, k - 1)
+        return started and entry not in (None, "navigate_home", "app_switch")
+
+    @staticmethod
+    def _entered_by_engaging(ctx: DiagnosisContext) -> bool:
+        """The system window in front (a wizard's pages) was entered by a touch on an
+        interruption's engage / neutral button, and the agent has not left it since."""
+        obs = ctx.observations()
+        fg = foreground_package(obs[-1])
+        k = len(obs) - 1
+        while k > 0 and foreground_package(obs[k - 1]) == fg:
+            k -= 1
+        if k == 0:
+            # in it for the whole remembered history, which does not reach the episode's start,
+            # moving through its pages (not stuck in front of one dialog)
+            return obs[0].step > 0 and len({_state(o) for o in obs}) > 1
+        entry = ctx.history[k - 1]
+        if not entry.step.action.is_touch:
+            return False
+        role = tapped_into_interruption(entry.observation, point_of(entry.step.action, entry.observation))
+        return role in ("engage", "neutral")
+
+    @staticmethod
+    def _inside_app_flow(ctx: DiagnosisContext) -> Optional[str]:
+        """A few steps ago the agent pressed an interruption's engage / neutral button
+        ("Manage options" on a consent sheet) and every screen since is a page the app
+        did not show before it: the agent is following the interruption's pages."""
+        obs = ctx.observations()
+        hist = ctx.history
+        fg = foreground_package(obs[-1])
+        for j in range(len(hist) - 1, -1, -1):
+            rec = hist[j]
+            a = rec.step.action
+            if foreground_package(rec.observation) != fg or a.action_type in ("navigate_home", "open_app", "app_switch"):
+                return None
+            if not a.is_touch:
+                continue
+            role = tapped_into_interruption(rec.observation, point_of(a, rec.observation))
+            if role == "dismiss":
+                return None
+            if role not in ("engage", "neutral"):
+                continue
+            earlier = obs[max(0, j - FLOW_LOOKBACK): j + 1]
+            for o in obs[j + 1:]:
+                if any(_shows_again(e, o) for e in earlier):
+                    return None  # back on a screen of the app: the interruption is over
+                if _page_lexicon(o) < FLOW_PAGE_LEXICON:
+                    return None  # a page without the interruption's vocabulary: the app's own
+            return (f"{len(obs) - 1 - j} step(s) ago the agent pressed an interruption's {role} button, and every "
+                    "screen since is a page the app did not show before: it is following the interruption")
+        if obs[0].step > 0 and all(_page_lexicon(o) >= FLOW_PAGE_LEXICON and interruption_score(o) < INTERRUPTION_SCORE
+                                   for o in obs):
+            # the press is older than the remembered history, which is all pages of an
+            # interruption (whole windows in its vocabulary, not a pop-up over the app)
+            return "every screen of the remembered history is an interruption's page"
+        return None
+
+    @staticmethod
+    def _interruption_flow(ctx: DiagnosisContext) -> Optional[str]:
+        """The last touch pressed an interruption's engage / neutral button and an
+        interruption is still on screen: the agent is inside its flow (Figure 11)."""
+        prev = ctx.previous
+        if prev is None or not prev.step.action.is_touch:
+            return None
+        role = tapped_into_interruption(prev.observation, point_of(prev.step.action, prev.observation))
+        if role not in ("engage", "neutral") or interruption_score(ctx.observation) < INTERRUPTION_SCORE:
+            return None
+        before = {c.signature() for c in overlay_candidates(prev.observation)}
+        if {c.signature() for c in overlay_candidates(ctx.observation)} <= before:
+            return None  # the same interruption, unchanged: the tap did not lead anywhere
+        return (f"the last tap pressed an interruption's {role} button and an interruption is still on screen: "
+                "the agent is following its flow, not the task")
+
     def _home(self, ctx: DiagnosisContext, info: dict[str, Any]) -> Finding:
         tr = track(ctx)
+        # the task has started when an app or the shade was used — or when the remembered
+        # history no longer reaches back to the episode's first step (a long stay)
+        started = tr.ever_in_app or tr.shade_used or ctx.observations()[0].step > 0
+        last = ctx.last_action
         if is_recents(ctx.observation):
-            last = ctx.last_action
             if last is not None and last.action_type == "app_switch":
                 return self._f("on_track", 0.6, "the agent opened the overview itself", info)
+            if started:
+                return self._f("off_track", 0.6, "the overview of recent apps is open and the task's app is not in "
+                                                 "front", info)
             return self._f("uncertain", 0.4, "the overview of recent apps is open", info)
-        if not tr.ever_in_app and not tr.shade_used:
+        if not started:
             return self._f("on_track", 0.7, "the task has not left the home screen yet", info)
         if goal_mentions(ctx.goal, knowledge().home_goal_words):
             return self._f("on_track", 0.6, "the goal is about the home screen", info)
-        last = ctx.last_action
-        if last is not None and last.action_type == "navigate_home":
-            return self._f("on_track", 0.5, "the agent pressed home itself (to open another app?)", info)
-        prev = ctx.previous_observation
-        if prev is not None and is_launcher(foreground_package(prev)) and not screen_tree(prev).shade_open:
-            return self._f("uncertain", 0.4, "on the home screen since the step before (looking for an app?)", info)
+        first, entry, _ = self._home_stay(ctx, len(ctx.history))
+        stay = len(ctx.history) - first + 1  # home-screen observations in a row, this one included
+        if entry in ("navigate_home", "app_switch"):
+            if stay <= HOME_SWITCH_STEPS:
+                return self._f("on_track", 0.5, "the agent pressed home itself (to open another app?)", info)
+            return self._f("off_track", 0.6, f"on the home screen for {stay} steps since the agent pressed home, "
+                                             "with no app of the task in front", info)
         if tr.interruption_recent:
             return self._f("off_track", 0.85, "back on the home screen after an interruption, with the task's app "
                                               "or shade gone", info)
-        if last is not None and last.action_type not in ("navigate_back", "app_switch"):
-            return self._f("off_track", 0.75, f"back on the home screen after a {last.action_type}, which does not "
-                                              "leave an app by itself (a crash or a reset?)", info)
-        return self._f("uncertain", 0.5, "back on the home screen after pressing back", info)
+        if entry == "navigate_back":
+            return self._f("off_track", 0.6, "back left the task's app for the home screen", info)
+        return self._f("off_track", 0.75, f"back on the home screen after a {entry or 'step'}, which does not "
+                                          "leave an app by itself (a crash or a reset?)", info)
 
     def _claim(self, ctx: DiagnosisContext, fg: str, info: dict[str, Any]) -> Finding:
         """A `status: complete` claim: the screen must show a trace of the task."""

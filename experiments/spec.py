@@ -89,7 +89,7 @@ class ExperimentSpec(BaseModel):
     workers: int = Field(2, ge=1, description="Worker processes (one device each).")
     screenshots: Literal["all", "failures", "none"] = Field("failures", description="Which episodes keep step screenshots.")
     screenshot_width: int = Field(360, ge=64, description="Saved screenshots are downscaled to this width.")
-    save_xml: bool = Field(False, description="Also keep every step's uiautomator dump (needed by `ttir tune build`).")
+    save_xml: bool = Field(False, description="Also keep every step's uiautomator dump and the harness's per-step ground truth (needed by `ttir tune build`).")
     devices: DeviceSpec = Field(default_factory=DeviceSpec, description="sim (default) or adb phones; see DeviceSpec.")
 
     @field_validator("guard", mode="before")

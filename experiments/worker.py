@@ -66,8 +66,11 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
         perts = [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
         env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
         agent = _build(ep, task)
+        truth = _recorder(env, task) if save_xml else None  # ground truth only for tuning data
 
         def keep(i: int, obs: Any) -> Optional[str]:
+            if truth is not None:
+                truth.at_decision(i, obs)
             if save_xml:
                 images[f"step_{i:03d}.xml"] = (obs.xml or obs.to_xml()).encode("utf-8")
             if screenshots == "none" or obs.screenshot is None:
@@ -76,13 +79,16 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
             images[name] = _jpeg(obs.screenshot, width)
             return name
 
-        result = run_episode(env, task, agent, budget, on_observation=keep)
+        result = run_episode(truth.device if truth is not None else env, task, agent, budget, on_observation=keep)
         final = env.observe()
         if screenshots != "none" and final.screenshot is not None:
             images["final.jpg"] = _jpeg(final.screenshot, width)
         report = getattr(agent, "report", None)
         traj = result.to_json_dict()
         traj["spec"] = ep.model_dump(mode="json")
+        if truth is not None:  # per-step ground truth for `ttir tune build` (experiments/tune/truth.py)
+            truth.attach(traj["trajectory"])
+            traj["task_info"] = truth.task_info()
         traj["events"] = env.event_log()
         traj["guard"] = report.to_dict() if report is not None else None
         traj["final_screen"] = final.summary() | {"package": final.package}
@@ -106,6 +112,20 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
                 _DEVICE = None
     record["wall_s"] = round(time.perf_counter() - t0, 4)
     return record
+
+
+def _recorder(env: Any, task: Any) -> Any:
+    """The ground-truth recorder of this episode (None if it cannot be set up: the
+    episode then runs exactly as before, without ``truth``)."""
+    try:
+        from experiments.tune.truth import TruthRecorder
+
+        return TruthRecorder(env, task)
+    except Exception as exc:  # noqa: BLE001 - ground truth is optional, the episode is not
+        from loguru import logger
+
+        logger.warning("no ground truth for this episode: {}", exc)
+        return None
 
 
 def _build(ep: EpisodeSpec, task: Any) -> Any:

@@ -21,6 +21,7 @@ from ttir.types import Observation
 if TYPE_CHECKING:  # pragma: no cover
     from diagnosers.base import DiagnosisContext
 
+CLOSING_KINDS = ("permission", "anr", "heads_up")  # interruptions that every answer closes
 INTERRUPTION_SCORE = 0.6  # context-free overlay score that counts as "an interruption was shown"
 RECENT_STEPS = 4
 
@@ -122,6 +123,9 @@ def track(ctx: "DiagnosisContext") -> TaskTrack:
             t.via_overlay.discard(pkg)
             continue
         came_by_overlay = a.is_touch and in_overlay(prev.observation, point_of(a, prev.observation))
+        if came_by_overlay and _opened_under_interruptions(obs, records, i):
+            t.on_task.add(pkg)  # the agent opened this app; an interruption came up over it first
+            continue
         if (not came_by_overlay and foreground_package(prev.observation) in t.on_task
                 and interruption_score(prev.observation) < INTERRUPTION_SCORE):
             t.on_task.add(pkg)  # a cross-app flow from an on-task screen (Contacts -> Messages)
@@ -133,6 +137,43 @@ def track(ctx: "DiagnosisContext") -> TaskTrack:
     t.interruption_recent = any(interruption_score(o) >= INTERRUPTION_SCORE for o in recent)
     ctx.cache["signals.track"] = t
     return t
+
+
+def _opened_under_interruptions(obs: list[Observation], records: list, i: int) -> bool:
+    """Screens ``i-1, i-2, …`` were interruptions covering what the agent had just
+    launched with its own ``open_app``: the app now in front is the one it opened."""
+    k = i - 1
+    while k >= 1 and interruption_score(obs[k]) >= INTERRUPTION_SCORE:
+        k -= 1
+    if k == i - 1 or records[k].step.action.action_type != "open_app":
+        return False
+    # the interruption covered what the agent launched: a window of its own, or this very app
+    first = foreground_package(obs[k + 1])
+    return first == foreground_package(obs[i]) or not is_app_package(first)
+
+
+def tapped_into_interruption(prev_obs: Observation, point: Optional[tuple[int, int]]) -> Optional[str]:
+    """The role (engage / neutral / dismiss) of the interruption button a touch at
+    ``point`` hit on ``prev_obs``; None when it hit no interruption's button."""
+    if point is None or interruption_score(prev_obs) < INTERRUPTION_SCORE:
+        return None
+    from diagnosers.signals.overlays import button_roles
+
+    lex = load_lexicon(None)
+    x, y = point
+    for c in overlay_candidates(prev_obs):
+        if c.kind == "shade":
+            continue
+        x1, y1, x2, y2 = c.bounds
+        if not (x1 <= x < x2 and y1 <= y < y2):
+            continue
+        if c.kind in CLOSING_KINDS:
+            return "dismiss"  # any answer closes a permission request or an "isn't responding" dialog
+        for b, role in zip(c.buttons, button_roles(c.buttons, lex, c.kind)):
+            bx1, by1, bx2, by2 = b.bounds
+            if bx1 <= x < bx2 and by1 <= y < by2:
+                return role
+    return None
 
 
 def shade_owned(ctx: "DiagnosisContext") -> bool:

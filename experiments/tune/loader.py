@@ -1,0 +1,104 @@
+"""Observations and diagnosis contexts from step rows.
+
+Screenshots saved by the runner are downscaled (``screenshot_width``); the UI
+dump's bounds are in screen pixels, so a screenshot is scaled back to the size
+the dump describes before any diagnoser sees it (their pixel regions come from
+the tree). Observations are cached by reference, so the rows of one episode
+share the same objects — as the live guard's history does.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Optional
+
+from PIL import Image
+
+from diagnosers.base import DiagnosisContext
+from experiments.tune.schema import HistoryEntry, ObservationRef, StepRow
+from ttir.types import Action, AgentStep, Observation, StepRecord
+
+CACHE_SIZE = 80  # > the guard's 64-step history + 1; each screenshot is held at screen size (~8 MB)
+
+
+class ObservationLoader:
+    """``load(ref)`` -> Observation, paths relative to ``base``."""
+
+    def __init__(self, base: Path | str, cache_size: int = CACHE_SIZE):
+        self.base = Path(base)
+        self.cache_size = cache_size
+        self._cache: "OrderedDict[tuple[Any, ...], Observation]" = OrderedDict()
+
+    def _path(self, rel: str, row_id: str, field: str) -> Path:
+        p = Path(rel)
+        p = p if p.is_absolute() else self.base / p
+        if not p.exists():
+            raise FileNotFoundError(f"row {row_id}: {field}={rel!r}: file {p} does not exist")
+        return p
+
+    def load(self, ref: ObservationRef, *, row_id: str = "?", field: str = "observation", step: int = 0) -> Observation:
+        key = (ref.screenshot, ref.xml, ref.foreground, ref.screen_size)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        obs = self._build(ref, row_id, field, step)
+        self._cache[key] = obs
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return obs
+
+    def _build(self, ref: ObservationRef, row_id: str, field: str, step: int) -> Observation:
+        xml: Optional[str] = None
+        if ref.xml:
+            if ref.xml.lstrip().startswith("<"):
+                xml = ref.xml
+            else:
+                xml = self._path(ref.xml, row_id, f"{field}.xml").read_text(encoding="utf-8")
+        shot = None
+        if ref.screenshot:
+            p = self._path(ref.screenshot, row_id, f"{field}.screenshot")
+            with Image.open(p) as im:
+                shot = im.convert("RGB")
+        if xml is not None:
+            try:
+                tree = Observation.from_xml(xml, foreground=ref.foreground, step=step)
+            except ValueError as exc:
+                raise ValueError(f"row {row_id}: {field}.xml: {exc}") from None
+            if shot is not None:
+                if tuple(shot.size) != tuple(tree.screen_size):
+                    shot = shot.resize(tree.screen_size, Image.NEAREST)
+                tree = tree.replace(screenshot=shot)
+            return tree
+        size = tuple(ref.screen_size) if ref.screen_size else (tuple(shot.size) if shot is not None else (1080, 2400))
+        if shot is not None and tuple(shot.size) != size:
+            shot = shot.resize(size, Image.NEAREST)
+        return Observation(screenshot=shot, foreground=ref.foreground, screen_size=size, step=step)  # type: ignore[arg-type]
+
+    def context(self, row: StepRow, *, with_pending: bool = True,
+                history: Optional[list[HistoryEntry]] = None) -> DiagnosisContext:
+        """The DiagnosisContext of a row (``pending`` only for a completion claim);
+        ``history`` replaces the row's own (a longer one stitched from earlier rows)."""
+        rid = row.id or "?"
+        entries = row.history if history is None else history
+        start = int(row.meta.get("step", len(entries))) - len(entries)
+        records = []
+        for k, h in enumerate(entries):
+            obs = self.load(h.observation, row_id=rid, field=f"history[{k}].observation", step=max(0, start + k))
+            step = AgentStep(action=Action(**h.action), thought=h.thought, summary=h.summary)
+            records.append(StepRecord(observation=obs, step=step, source=h.source))
+        current = self.load(row.observation, row_id=rid, step=max(0, start + len(entries)))
+        pending = None
+        if with_pending and row.pending is not None:
+            pending = AgentStep(action=Action(**row.pending.action), thought=row.pending.thought,
+                                summary=row.pending.summary)
+        return DiagnosisContext(goal=row.goal, observation=current, history=records, pending=pending)
+
+
+def is_claim(row: StepRow) -> bool:
+    a = row.pending.action if row.pending is not None else {}
+    return a.get("action_type") == "status" and a.get("goal_status") == "complete"
+
+
+__all__ = ["ObservationLoader", "is_claim"]

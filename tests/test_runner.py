@@ -1,0 +1,152 @@
+"""The local runner: spec errors that name the key, resume after SIGKILL with exactly
+one record per combination, an episode that raises is recorded and the device restored."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from experiments.runner import run
+from experiments.spec import AgentSpec, ExperimentSpec
+from experiments.store import RunStore
+
+SPEC_YAML = """\
+name: killme
+tasks: [SystemWifiTurnOn, ExpenseAddSingle, SimpleSmsSend]
+perturbations: [clean, font_size_large, popup_permission, action_drop_random]
+agents:
+  - {name: planner, kind: planner}
+guard: ["off", rules]
+seeds: [0]
+budget_multiplier: 4
+workers: 2
+screenshots: none
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "spec.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def _lines(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(l) for l in path.read_text(encoding="utf-8").splitlines() if l.strip()]
+
+
+# ------------------------------------------------------------------------------ spec errors
+
+
+@pytest.mark.parametrize("body, names", [
+    ("workerz: 2\n", ["workerz", "Extra inputs"]),
+    ("workers: 0\n", ["workers", "0"]),
+    ("guard: [off, sometimes]\n", ["guard", "sometimes"]),
+])
+def test_spec_errors_name_the_key_and_the_value(tmp_path, body, names):
+    text = "name: x\ntasks: [SystemWifiTurnOn]\nperturbations: [clean]\nagents: [{name: a, kind: replay}]\n" + body
+    with pytest.raises(ValueError) as err:
+        ExperimentSpec.from_yaml(_write(tmp_path, text))
+    for n in names:
+        assert n in str(err.value)
+
+
+def test_unknown_task_and_perturbation_list_the_valid_ones(tmp_path):
+    base = "name: x\nagents: [{name: a, kind: replay}]\n"
+    with pytest.raises(ValueError, match=r"tasks: unknown task\(s\) Nope; known tasks: .*SystemWifiTurnOn"):
+        ExperimentSpec.from_yaml(_write(tmp_path, base + "tasks: [Nope]\nperturbations: [clean]\n"))
+    with pytest.raises(ValueError) as err:
+        ExperimentSpec.from_yaml(_write(tmp_path, base + "tasks: [SystemWifiTurnOn]\nperturbations: [fontsize]\n", "b.yaml"))
+    assert "fontsize" in str(err.value) and "font_size_large" in str(err.value)
+
+
+# ------------------------------------------------------------------------------ resume
+
+
+def test_sigkill_midway_then_rerun_gives_one_record_per_combination(tmp_path):
+    spec_path = _write(tmp_path, SPEC_YAML)
+    spec = ExperimentSpec.from_yaml(spec_path)
+    expected = {e.id for e in spec.episodes()}
+    assert len(expected) == 3 * 4 * 2
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-c", "import sys; from ttir.cli import main; sys.exit(main())", "run", str(spec_path), "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while len(_lines(out / "episodes.jsonl")) < 4:
+            assert proc.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "no episode finished in time"
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the driver and its workers, mid-run
+        proc.wait()
+    first = _lines(out / "episodes.jsonl")
+    assert 4 <= len(first) < len(expected), "the kill should land midway"
+
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"{len(first)} already done" in done.stdout
+    records = RunStore(out).records()
+    ids = [r["id"] for r in records]
+    assert sorted(ids) == sorted(expected)  # every combination once, none twice
+    assert all(r["status"] == "ok" for r in records)
+    assert all((out / "episodes" / i / "trajectory.json").exists() for i in ids)
+
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and f"0 episodes run, {len(expected)} already done" in again.stdout
+    assert len(_lines(out / "episodes.jsonl")) == len(expected)
+
+
+def test_a_line_cut_short_is_ignored_and_trimmed(tmp_path):
+    store = RunStore(tmp_path)
+    store.append({"id": "a", "status": "ok"})
+    with store.path.open("a", encoding="utf-8") as fh:
+        fh.write('{"id": "b", "sta')  # a crash in the middle of a write
+    assert store.done_ids() == {"a"}
+    store.append({"id": "c", "status": "ok"})
+    assert [r["id"] for r in store.records()] == ["a", "c"]
+    assert store.path.read_text(encoding="utf-8").count("\n") == 2
+
+
+# ------------------------------------------------------------------------------ raising episodes
+
+
+def test_an_episode_that_raises_is_recorded_the_device_restored_and_the_run_goes_on(tmp_path, monkeypatch):
+    import benchmark
+    import experiments.worker as worker
+
+    real_run_episode = benchmark.run_episode
+    seen: dict[str, tuple] = {}
+
+    def run_episode(env, task, agent, budget, **kw):
+        result = real_run_episode(env, task, agent, budget, **kw)
+        sim = env.inner
+        seen[env.perturbations[0].name if env.perturbations else "clean"] = (sim, sim.settings.font_scale)
+        if env.perturbations:
+            raise RuntimeError("the harness failed after the episode, on purpose")
+        return result
+
+    monkeypatch.setattr(benchmark, "run_episode", run_episode)
+    monkeypatch.setattr(worker, "_DEVICE", None)
+    spec = ExperimentSpec(name="raise", tasks=["SystemWifiTurnOn"], perturbations=["font_size_large", "clean"],
+                          agents=[AgentSpec(name="planner", kind="planner")], guard=["off"], workers=1,
+                          screenshots="none", budget_multiplier=4)
+    summary = run(spec, tmp_path, progress=False)
+    assert summary["ran"] == 2 and summary["errors_this_run"] == 1
+    recs = {r["perturbation"]: r for r in RunStore(tmp_path).records()}
+    bad = recs["font_size_large"]
+    assert bad["status"] == "error" and bad["success"] is False
+    assert "Traceback" in bad["error"] and "on purpose" in bad["error"]
+    assert recs["clean"]["status"] == "ok" and recs["clean"]["success"] is True
+    sim, font_during = seen["font_size_large"]
+    assert font_during == pytest.approx(1.35)  # the perturbation was in force when the error escaped
+    assert sim.settings.font_scale == pytest.approx(1.0)  # ... and was restored on the way out
+    assert seen["clean"][1] == pytest.approx(1.0)

@@ -1,0 +1,319 @@
+"""``ttir tune build | eval | sweep | prompts``: tune the guard's diagnosers on labelled steps."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+FORMAT_HELP = """\
+A dataset is a folder with steps.jsonl (from `ttir tune build`) or any JSONL file
+you write yourself, one decision step per line, paths relative to the file:
+
+  {"goal": "Turn on Wi-Fi", "observation": {"xml": "s1.xml", "screenshot": "s1.png"}, "history": [{"observation": {"xml": "s0.xml"}, "action": {"action_type": "click", "x": 540, "y": 860}, "summary": "Tap \\"Network & internet\\""}], "labels": {"previous_intended_effect_satisfied": "yes", "interference_present": false}}
+
+Screenshots and XML are both optional (a row without a screenshot is judged from
+the tree). Labels: interference_present (true/false), previous_intended_effect_satisfied
+("yes"/"no"), repeat_failure_detected (true/false), task_alignment ("on_track"/"off_track");
+any subset, missing ones are not scored. Full format: experiments/tune/schema.py.
+"""
+
+DESCRIPTION = """\
+Measure and tune the four diagnosers of the guard (stuck_loop, action_effect,
+interference, task_alignment) on labelled steps:
+
+  1. ttir run experiments/specs/tuning.yaml --out runs/tuning     record episodes (with ground truth)
+  2. ttir tune build runs/tuning --out datasets/tuning             turn them into labelled steps
+  3. ttir tune eval datasets/tuning                                precision / recall per diagnoser
+  4. ttir tune sweep datasets/tuning --param stuck_loop.window=2,3,4,5
+                                                                   find better thresholds
+  5. ttir tune prompts datasets/tuning --prompt a.md --prompt b.md compare diagnose prompts (needs a model)
+
+""" + FORMAT_HELP
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    p = sub.add_parser(name, help=help_text, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    tsub = p.add_subparsers(dest="tune_command", metavar="STEP")
+    _build_parser(tsub)
+    _eval_parser(tsub)
+    _sweep_parser(tsub)
+    _prompts_parser(tsub)
+    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+# ------------------------------------------------------------------------- shared
+
+
+def _selection_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("which steps")
+    g.add_argument("--perturbation", action="append", default=None, metavar="NAME",
+                   help="only steps of this perturbation (repeatable; 'clean' for clean episodes)")
+    g.add_argument("--agent", action="append", default=None, metavar="NAME", help="only steps of this agent (repeatable)")
+    g.add_argument("--fraction", type=float, default=None, metavar="F",
+                   help="a seeded share of the episodes, e.g. 0.1 for a quick look (default: all)")
+    g.add_argument("--seed", type=int, default=0, help="seed of --fraction (default 0)")
+
+
+def _selection(args: argparse.Namespace) -> dict[str, Any]:
+    if args.fraction is not None and not 0.0 < args.fraction <= 1.0:
+        raise ValueError(f"--fraction={args.fraction}: expected a share of episodes in (0, 1]")
+    return {"fraction": args.fraction, "seed": args.seed,
+            "perturbations": set(args.perturbation) if args.perturbation else None,
+            "agents": set(args.agent) if args.agent else None}
+
+
+def _config_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", type=Path, default=None, metavar="TTIR_YAML",
+                   help="a guard config (TTIRConfig YAML); its thresholds, prompts and model endpoint are used")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one setting, e.g. --set stuck_loop.window=4 (repeatable)")
+
+
+def _config(args: argparse.Namespace) -> Any:
+    import yaml
+
+    from ttir.config import TTIRConfig
+
+    cfg = TTIRConfig.from_yaml(args.config) if args.config else TTIRConfig()
+    overrides = {}
+    for item in args.set:
+        if "=" not in item:
+            raise ValueError(f"--set {item!r}: expected KEY=VALUE such as stuck_loop.window=4")
+        k, _, v = item.partition("=")
+        overrides[k.strip()] = yaml.safe_load(v)
+    return cfg.override(overrides) if overrides else cfg
+
+
+def _emit(args: argparse.Namespace, report: dict[str, Any], text: str) -> None:
+    if getattr(args, "out_json", None):
+        Path(args.out_json).write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
+    if args.json:
+        json.dump(report, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+    else:
+        print(text)
+
+
+# ------------------------------------------------------------------------- build
+
+
+def _build_parser(tsub: Any) -> None:
+    p = tsub.add_parser(
+        "build", help="recorded episodes -> a labelled step dataset",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Turn the episodes of a run directory into one labelled row per decision step: the goal, the "
+                    "screen, the last --history steps, and the four labels derived from the harness's ground truth "
+                    "(overlays on screen, what happened to each action, the real foreground app). Screenshots and XML "
+                    "dumps are hard-linked (or copied) into DATASET/files. Record the run with save_xml: true and "
+                    "screenshots: all, as experiments/specs/tuning.yaml does.\n\n"
+                    "How each label is derived: experiments/tune/labels.py (module docstring).",
+        epilog="examples:\n"
+               "  ttir tune build runs/tuning --out datasets/tuning\n"
+               "  ttir tune build runs/tuning --out datasets/sample --per-perturbation 6 --seed 0   (a seeded sample)\n\n"
+               + FORMAT_HELP)
+    p.add_argument("run_dir", type=Path, help="a run directory written by `ttir run` (episodes.jsonl + episodes/)")
+    p.add_argument("--out", type=Path, required=True, metavar="DATASET", help="dataset folder to write")
+    p.add_argument("--history", type=int, default=16, help="past steps kept per row (default 16)")
+    p.add_argument("--link", choices=["hard", "copy", "symlink"], default="hard",
+                   help="how screenshots / XML get into the dataset (default: hard links, copies across filesystems)")
+    p.add_argument("--per-perturbation", type=int, default=None, metavar="K",
+                   help="keep a seeded sample of K task instances per perturbation (every agent of each)")
+    p.add_argument("--seed", type=int, default=0, help="seed of --per-perturbation (default 0)")
+    p.add_argument("--agent", action="append", default=None, metavar="NAME", help="only this agent (repeatable)")
+    p.add_argument("--perturbation", action="append", default=None, metavar="NAME", help="only this perturbation (repeatable)")
+    p.add_argument("--guard", action="append", default=None, metavar="MODE",
+                   help="only episodes with this guard mode (default: off — the diagnosers' view of an unguarded agent)")
+    p.add_argument("--force", action="store_true", help="replace an existing dataset in DATASET")
+    p.set_defaults(func=_build)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from experiments.tune.dataset import build
+
+    s = build(args.run_dir, args.out, history=args.history, link=args.link, per_perturbation=args.per_perturbation,
+              seed=args.seed, agents=args.agent, perturbations=args.perturbation, guard=args.guard or ("off",),
+              force=args.force)
+    print(f"{s['rows']} steps from {s['episodes']} episodes -> {Path(args.out).resolve()}/steps.jsonl")
+    if s["skipped_without_truth"]:
+        print(f"skipped {len(s['skipped_without_truth'])} episode(s) recorded without ground truth")
+    for k, counts in s["labels"].items():
+        print(f"  {k}: " + ", ".join(f"{v} {c}" for v, c in sorted(counts.items())))
+    print(f"next: ttir tune eval {args.out}")
+    return 0
+
+
+# -------------------------------------------------------------------------- eval
+
+
+def _eval_parser(tsub: Any) -> None:
+    p = tsub.add_parser(
+        "eval", help="precision / recall / F1 of every diagnoser on a dataset",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run every diagnoser on every step as the live guard would (same context: goal, screen, history) "
+                    "and score it against the labels: confusion matrix, precision, recall, F1, the false-positive "
+                    "rate on steps of clean episodes, breakdowns by perturbation and by label reason. The rule tier "
+                    "always runs (free); with a model endpoint (vlm.base_url in --config, or TTIR_VLM_BASE_URL) the "
+                    "vlm and cascade tiers run too, with model calls and tokens per step. Without one, the report "
+                    "still says on how many steps a cascade would call the model.",
+        epilog="examples:\n"
+               "  ttir tune eval datasets/tuning\n"
+               "  ttir tune eval datasets/tuning --fraction 0.1 --brief          a quick look\n"
+               "  ttir tune eval my_phone.jsonl --config ttir.yaml --tiers rules,cascade\n"
+               "  ttir tune eval datasets/tuning --json > eval.json\n\n" + FORMAT_HELP)
+    p.add_argument("dataset", type=Path, help="dataset folder (steps.jsonl) or a JSONL file")
+    _config_args(p)
+    p.add_argument("--tiers", default="auto",
+                   help="comma-separated tiers: rules, vlm, cascade (default auto: rules, plus vlm and cascade when an "
+                        "endpoint is configured)")
+    _selection_args(p)
+    p.add_argument("--workers", type=int, default=2, help="processes for the rule tier (default 2)")
+    p.add_argument("--min-precision", type=float, default=0.95, help="target precision (default 0.95)")
+    p.add_argument("--min-recall", type=float, default=0.90, help="target recall (default 0.90)")
+    p.add_argument("--max-clean-fpr", type=float, default=0.01,
+                   help="target false-positive rate on clean steps (default 0.01)")
+    p.add_argument("--brief", action="store_true", help="only the summary table per tier (no breakdowns)")
+    p.add_argument("--json", action="store_true", help="print the full report as JSON instead of tables")
+    p.add_argument("--out", dest="out_json", type=Path, default=None, metavar="FILE", help="also save the JSON report here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_eval)
+
+
+def _tiers(spec: str, cfg: Any) -> list[str]:
+    from experiments.tune.evaluate import TIERS
+    from experiments.tune.prompts_ab import endpoint_configured
+
+    if spec == "auto":
+        return ["rules", "cascade", "vlm"] if endpoint_configured(cfg) else ["rules"]
+    tiers = [t.strip() for t in spec.split(",") if t.strip()]
+    bad = [t for t in tiers if t not in TIERS]
+    if bad or not tiers:
+        raise ValueError(f"--tiers {spec!r}: expected a comma-separated list of {', '.join(TIERS)}")
+    if any(t != "rules" for t in tiers) and not endpoint_configured(cfg):
+        raise ValueError(f"--tiers {spec!r}: the vlm and cascade tiers need a model endpoint; set vlm.base_url in "
+                         "--config or TTIR_VLM_BASE_URL")
+    if "rules" not in tiers:
+        tiers.insert(0, "rules")  # free, and the cascade's call share is measured on it
+    return tiers
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from experiments.tune.evaluate import Variant, evaluate_dataset, summarise
+    from experiments.tune.tables import eval_text
+
+    cfg = _config(args)
+    tiers = _tiers(args.tiers, cfg)
+    judge = None
+    if any(t != "rules" for t in tiers):
+        from diagnosers.vlm_judge import VLMJudge
+
+        judge = VLMJudge(None, cfg)
+    variants = [Variant(t, t, cfg, judge=judge if t != "rules" else None) for t in tiers]
+    outcomes = evaluate_dataset(args.dataset, variants, workers=args.workers, select=_selection(args),
+                                progress=not args.no_progress and not args.json)
+    if not outcomes:
+        raise ValueError(f"{args.dataset}: no step matched the selection")
+    report = summarise(outcomes, variants, targets={"precision": args.min_precision, "recall": args.min_recall,
+                                                    "clean_fpr": args.max_clean_fpr})
+    report["dataset"] = str(args.dataset)
+    _emit(args, report, eval_text(report, breakdown=not args.brief))
+    return 0
+
+
+# ------------------------------------------------------------------------- sweep
+
+
+def _sweep_parser(tsub: Any) -> None:
+    p = tsub.add_parser(
+        "sweep", help="evaluate a grid of rule-tier thresholds and write the best config",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Evaluate every combination of the given settings with the rule tier and pick, per diagnoser, "
+                    "the one with the highest F1 whose false-positive rate stays under --max-fpr (measured on clean "
+                    "steps; on all negative steps if the dataset has none). A diagnoser's settings only affect that "
+                    "diagnoser, so each diagnoser's own grid is evaluated separately. Writes a table and the best "
+                    "settings, over the base config, as a YAML file that `ttir.TTIRConfig.from_yaml` (and --config) "
+                    "load. Any numeric or boolean field of the stuck_loop, action_effect, interference and "
+                    "task_alignment sections can be swept (see TTIRConfig).",
+        epilog="examples:\n"
+               "  ttir tune sweep datasets/tuning --param stuck_loop.window=2,3,4,5\n"
+               "  ttir tune sweep datasets/tuning --param stuck_loop.window=3,4 --param stuck_loop.screen_hash_distance=2,4,6 \\\n"
+               "      --param interference.min_score=0.5,0.6,0.7 --max-fpr 0.01 --best tuned.yaml\n"
+               "  ttir tune eval datasets/tuning --config tuned.yaml      check the tuned config\n"
+               "  ttir run SPEC with guard_config, or ttir.guard(agent, config=TTIRConfig.from_yaml('tuned.yaml'))")
+    p.add_argument("dataset", type=Path, help="dataset folder (steps.jsonl) or a JSONL file")
+    p.add_argument("--param", action="append", required=True, metavar="KEY=V1,V2,...",
+                   help="a setting and the values to try, e.g. stuck_loop.window=2,3,4,5 (repeatable)")
+    p.add_argument("--max-fpr", type=float, default=0.01, help="false-positive ceiling for the best setting (default 0.01)")
+    _config_args(p)
+    _selection_args(p)
+    p.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    p.add_argument("--best", type=Path, default=None, metavar="YAML",
+                   help="where to write the best config (default: best_config.yaml beside the dataset)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
+    p.add_argument("--out", dest="out_json", type=Path, default=None, metavar="FILE", help="also save the JSON results here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_sweep)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from experiments.tune.sweep import parse_param, sweep, write_best
+    from experiments.tune.tables import sweep_text
+
+    params = [parse_param(x) for x in args.param]
+    cfg = _config(args)
+    result = sweep(args.dataset, params, base=cfg, max_fpr=args.max_fpr, workers=args.workers,
+                   select=_selection(args), progress=not args.no_progress and not args.json)
+    if result["steps"] == 0:
+        raise ValueError(f"{args.dataset}: no step matched the selection")
+    ds = Path(args.dataset)
+    best_path = args.best or ((ds if ds.is_dir() else ds.parent) / "best_config.yaml")
+    write_best(result, best_path, dataset=str(args.dataset))
+    report = {k: v for k, v in result.items() if k != "config"}
+    report["best_config"] = str(best_path)
+    _emit(args, report, sweep_text(result) + f"\n\nbest config -> {best_path}\nnext: ttir tune eval {args.dataset} "
+          f"--config {best_path}")
+    return 0
+
+
+# ----------------------------------------------------------------------- prompts
+
+
+def _prompts_parser(tsub: Any) -> None:
+    p = tsub.add_parser(
+        "prompts", help="compare diagnose prompt files on the same steps (needs a model endpoint)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Ask the configured model (vlm section of --config, or TTIR_VLM_BASE_URL / TTIR_VLM_MODEL / "
+                    "TTIR_VLM_API_KEY) the diagnoser question on every selected step once per prompt file, and "
+                    "score each prompt per diagnoser: precision, recall, F1, bad replies, calls and tokens per step. "
+                    "The rule tier is scored alongside as the free baseline. A prompt file is a copy of "
+                    "prompts/diagnose.md with your edits; it may use $goal, $step, $history, $pending and $screen. "
+                    "Model calls cost money and time: start with --fraction.",
+        epilog="examples:\n"
+               "  cp prompts/diagnose.md mine.md   # edit mine.md\n"
+               "  TTIR_VLM_BASE_URL=http://localhost:8000/v1 TTIR_VLM_MODEL=qwen2.5-vl \\\n"
+               "      ttir tune prompts datasets/tuning --prompt prompts/diagnose.md --prompt mine.md --fraction 0.05")
+    p.add_argument("dataset", type=Path, help="dataset folder (steps.jsonl) or a JSONL file")
+    p.add_argument("--prompt", action="append", required=True, metavar="FILE",
+                   help="a diagnose prompt file, or a name from prompts/ (repeat for each prompt to compare)")
+    _config_args(p)
+    _selection_args(p)
+    p.add_argument("--no-baseline", action="store_true", help="do not score the rule tier alongside")
+    p.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
+    p.add_argument("--out", dest="out_json", type=Path, default=None, metavar="FILE", help="also save the JSON report here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_prompts)
+
+
+def _prompts(args: argparse.Namespace) -> int:
+    from experiments.tune.prompts_ab import compare
+    from experiments.tune.tables import prompts_text
+
+    cfg = _config(args)
+    report = compare(args.dataset, args.prompt, config=cfg, select=_selection(args), baseline=not args.no_baseline,
+                     progress=not args.no_progress and not args.json)
+    if report["steps"] == 0:
+        raise ValueError(f"{args.dataset}: no step matched the selection")
+    _emit(args, report, prompts_text(report))
+    return 0
