@@ -10,6 +10,19 @@ from benchmark.agents import screen
 from ttir.types import Action, AgentStep, Observation
 
 
+_RECORDED: dict[tuple[str, str, int], list[AgentStep]] = {}
+
+
+def _record(task: Any) -> list[AgentStep]:
+    from benchmark.agents.reference import ReferenceAgent
+    from benchmark.episode import run_episode
+    from benchmark.sim.device import SimDevice
+
+    result = run_episode(SimDevice(), task, ReferenceAgent(task.reference_solution()))
+    steps = [AgentStep(**{**s.agent_step, "action": Action(**s.agent_step["action"])}) for s in result.trajectory]
+    return [s for s in steps if s.action.action_type != "status"]
+
+
 class ReplayAgent:
     name = "replay"
 
@@ -20,15 +33,13 @@ class ReplayAgent:
 
     @classmethod
     def from_task(cls, task: Any, **kwargs: Any) -> "ReplayAgent":
-        """Record the task's reference solution on a private clean simulated phone."""
-        from benchmark.agents.reference import ReferenceAgent
-        from benchmark.episode import run_episode
-        from benchmark.sim.device import SimDevice
-
-        result = run_episode(SimDevice(), task, ReferenceAgent(task.reference_solution()))
-        steps = [AgentStep(**{**s.agent_step, "action": Action(**s.agent_step["action"])}) for s in result.trajectory]
-        steps = [s for s in steps if s.action.action_type != "status"]
-        return cls(steps, **kwargs)
+        """Record the task's reference solution on a private clean simulated phone
+        (once per task instance and process: a sweep replays each one many times)."""
+        key = (type(task).__name__, repr(sorted(task.params.items())), task.seed)
+        steps = _RECORDED.get(key)
+        if steps is None:
+            steps = _RECORDED[key] = _record(task)
+        return cls([s.model_copy() for s in steps], **kwargs)
 
     def reset(self, goal: str) -> None:
         self.goal = goal
