@@ -159,6 +159,7 @@ class ActionEffectDiagnoser(Diagnoser):
                 return self._f("uncertain", 0.5, f"the same control was pressed before and changed the screen then; "
                                                  "its effect depends on state (a counter, a value that repeats)", details)
             what = f"on {_name(target)}" if interactive else "on empty space (nothing there takes a tap)"
+            details["no_change"] = True  # nothing at all changed: a dropped tap, or one still on its way
             return self._f("no", 0.85, f"the {a.action_type} {what} changed nothing on screen", details)
         missed = self._missed_target(rec, ti)
         if missed is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from diagnosers.signals.change import compare
 from recoveries.base import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import distinct_point, find_target, label, target_words
 from ttir.types import Action, AgentStep, StepRecord, UIElement
@@ -32,6 +33,11 @@ class AlternativeAction(Recovery):
             return None
         a = failed.step.action
         obs = ctx.observation
+        if self._wait_first(ctx, failed):
+            return recovery_step(Action(action_type="wait"),
+                                 f"The last {a.action_type} changed nothing yet. A slow app may still apply it, and "
+                                 "a second tap would then count twice: wait once and look again before retrying.",
+                                 f"Wait for the {a.action_type.replace('_', ' ')} to take effect")
         if a.action_type == "input_text":
             return self._retype(ctx, failed)
         if not a.is_touch:
@@ -74,6 +80,14 @@ class AlternativeAction(Recovery):
             return recovery_step(Action(action_type="scroll", direction=direction),
                                  f"'{words[0]}' is not visible; scroll to reveal it.", f"Scroll {direction} to find {words[0]}")
         return None
+
+    @staticmethod
+    def _wait_first(ctx: RecoveryContext, failed: StepRecord) -> bool:
+        """A first, single tap that changed nothing at all (not a loop, not a tap on the
+        wrong control): it may be delayed rather than dropped (AndroidReality's
+        realistic action delay), so the session waits once before tapping again."""
+        return (not ctx.taken and ctx.finding.diagnoser == "action_effect" and bool(ctx.finding.details.get("no_change"))
+                and failed.step.action.action_type in ("click", "long_press", "double_tap"))
 
     @staticmethod
     def _went_elsewhere(ctx: RecoveryContext, failed: StepRecord) -> bool:
@@ -134,6 +148,8 @@ class AlternativeAction(Recovery):
             return None
         last = history[-1] if history else None
         if failed.step.action.is_touch and last is not None and last.source == "recovery":
+            if last.step.action.action_type == "wait":
+                return compare(failed.observation, ctx.observation).changed  # the late effect arrived, or retry
             if last.step.action.action_type in ("scroll", "navigate_back", "swipe"):
                 return False  # only revealed or undid something: the intended touch is still to come
             return None  # a touch: the diagnoser judges whether it took effect
