@@ -13,8 +13,9 @@ import re
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ttir.validation import error_lines, load_yaml_mapping
 
 GuardMode = Literal["off", "rules", "vlm", "cascade"]
 AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm"]
@@ -110,21 +111,12 @@ class ExperimentSpec(BaseModel):
     # -- loading ------------------------------------------------------------------------------
     @classmethod
     def from_yaml(cls, path: Union[str, Path]) -> "ExperimentSpec":
-        p = Path(path)
-        if not p.exists():
-            raise FileNotFoundError(f"spec file {p} does not exist")
-        try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise ValueError(f"{p}: not valid YAML: {exc}") from exc
-        if not isinstance(data, dict):
-            raise ValueError(f"{p}: expected a mapping at the top level")
+        data = load_yaml_mapping(path, "spec")
         try:
             spec = cls.model_validate(data)
         except ValidationError as exc:
-            lines = [f"{p}: {'.'.join(str(x) for x in e['loc'])}: {e['msg']} (got {e.get('input')!r})" for e in exc.errors()]
-            raise ValueError("invalid experiment spec:\n  " + "\n  ".join(lines)) from None
-        spec.check_names(source=str(p))
+            raise ValueError("invalid experiment spec:\n  " + "\n  ".join(error_lines(exc, str(path)))) from None
+        spec.check_names(source=str(path))
         return spec
 
     def check_names(self, source: str = "spec") -> None:

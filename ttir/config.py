@@ -13,6 +13,8 @@ from typing import Any, Literal, Optional, Union
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ttir.validation import error_lines, load_yaml_mapping
+
 Mode = Literal["rules", "vlm", "cascade", "off"]
 DIAGNOSERS: tuple[str, ...] = ("stuck_loop", "action_effect", "interference", "task_alignment")
 
@@ -117,27 +119,14 @@ class TTIRConfig(BaseModel):
     # -- constructors --------------------------------------------------------------
     @classmethod
     def from_yaml(cls, path: Union[str, Path]) -> "TTIRConfig":
-        p = Path(path)
-        if not p.exists():
-            raise FileNotFoundError(f"config file {p} does not exist")
-        try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise ValueError(f"{p}: not valid YAML: {exc}") from exc
-        if not isinstance(data, dict):
-            raise ValueError(f"{p}: expected a mapping of settings at the top level, got {type(data).__name__}")
-        return cls.from_dict(data, source=str(p))
+        return cls.from_dict(load_yaml_mapping(path, "config"), source=str(path))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "config") -> "TTIRConfig":
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            lines = []
-            for err in exc.errors():
-                key = ".".join(str(x) for x in err["loc"])
-                lines.append(f"{source}: {key}: {err['msg']} (got {err.get('input')!r})")
-            raise ValueError("invalid ttir config:\n  " + "\n  ".join(lines)) from None
+            raise ValueError("invalid ttir config:\n  " + "\n  ".join(error_lines(exc, source))) from None
 
     @classmethod
     def with_mode(cls, mode: Mode) -> "TTIRConfig":

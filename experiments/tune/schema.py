@@ -39,6 +39,7 @@ from typing import Any, Iterator, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ttir.types import Action
+from ttir.validation import error_lines
 
 
 class ObservationRef(BaseModel):
@@ -153,9 +154,7 @@ def read_rows(path: Union[str, Path]) -> Iterator[StepRow]:
             try:
                 row = StepRow.model_validate(data)
             except ValidationError as exc:
-                lines = [f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']} (got {e.get('input')!r})"
-                         for e in exc.errors()]
-                raise ValueError(f"{f}:{n}: invalid step row:\n  " + "\n  ".join(lines)) from None
+                raise ValueError(f"{f}:{n}: invalid step row:\n  " + "\n  ".join(error_lines(exc))) from None
             if row.id is None:
                 row.id = f"{f.stem}:{n}"
             yield row
