@@ -87,6 +87,12 @@ def _config(args: argparse.Namespace) -> Any:
     return cfg.override(overrides) if overrides else cfg
 
 
+def _output_args(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--json", action="store_true", help=f"print the {what} as JSON instead of tables")
+    p.add_argument("--out", dest="out_json", type=Path, default=None, metavar="FILE", help=f"also save the JSON {what} here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 def _emit(args: argparse.Namespace, report: dict[str, Any], text: str) -> None:
     if getattr(args, "out_json", None):
         Path(args.out_json).write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
@@ -175,9 +181,7 @@ def _eval_parser(tsub: Any) -> None:
     p.add_argument("--max-clean-fpr", type=float, default=0.01,
                    help="target false-positive rate on clean steps (default 0.01)")
     p.add_argument("--brief", action="store_true", help="only the summary table per tier (no breakdowns)")
-    p.add_argument("--json", action="store_true", help="print the full report as JSON instead of tables")
-    p.add_argument("--out", dest="out_json", type=Path, default=None, metavar="FILE", help="also save the JSON report here")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _output_args(p, "report")
     p.set_defaults(func=_eval)
 
 
@@ -251,9 +255,7 @@ def _sweep_parser(tsub: Any) -> None:
     p.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     p.add_argument("--best", type=Path, default=None, metavar="YAML",
                    help="where to write the best config (default: best_config.yaml beside the dataset)")
-    p.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
-    p.add_argument("--out", dest="out_json", type=Path, default=None, metavar="FILE", help="also save the JSON results here")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _output_args(p, "results")
     p.set_defaults(func=_sweep)
 
 
@@ -300,9 +302,7 @@ def _prompts_parser(tsub: Any) -> None:
     _config_args(p)
     _selection_args(p)
     p.add_argument("--no-baseline", action="store_true", help="do not score the rule tier alongside")
-    p.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
-    p.add_argument("--out", dest="out_json", type=Path, default=None, metavar="FILE", help="also save the JSON report here")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _output_args(p, "report")
     p.set_defaults(func=_prompts)
 
 
