@@ -12,7 +12,7 @@ import pytest
 from benchmark import DeviceSettings, SimDevice
 from benchmark.agents.reference import ReferenceAgent
 from benchmark.tasks import TASKS
-from perturb import REGISTRY, PerturbedDevice, make
+from perturb import PerturbedDevice, make
 from perturb.traps import pixels
 from perturb.traps.lexicon import launcher_packages
 from ttir.types import Action, Observation
@@ -122,8 +122,6 @@ def test_visual_obscuration_any_element_is_not_a_whole_window():
 
 
 def test_external_interruption_delegates_to_a_transition_perturbation():
-    if "popup_permission" not in REGISTRY:
-        pytest.xfail("the transition perturbations (perturb/transition.py) are not in the registry yet")
     trap = make("trap_external_interruption", **at(2, interruptions=["popup_permission"]))
     r = run(trap, 3)
     env = r.env
@@ -142,8 +140,6 @@ def test_external_interruption_delegates_to_a_transition_perturbation():
 
 
 def test_external_interruption_waits_for_an_app_and_overrides_on_app_launch():
-    if "popup_permission" not in REGISTRY:
-        pytest.xfail("the transition perturbations (perturb/transition.py) are not in the registry yet")
     trap = make("trap_external_interruption", probability=1.0, interruptions=["popup_permission"])
     r = run(trap, 2)
     (fired,) = events(r.env, "trap_fired")
