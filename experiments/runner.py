@@ -14,11 +14,16 @@ from experiments.store import RunStore
 
 
 def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None, executor: str = "local",
-        progress: bool = True, **executor_options: Any) -> dict[str, Any]:
-    """Run ``spec`` into ``out``; finished episodes found there are skipped (resume)."""
+        progress: bool = True, retry_errors: bool = False, **executor_options: Any) -> dict[str, Any]:
+    """Run ``spec`` into ``out``; finished episodes found there are skipped (resume).
+    ``retry_errors``: episodes recorded as errors are run again (their records replaced)."""
     store = RunStore(out)
     store.write_meta("spec.json", spec.model_dump(mode="json"))
     episodes = spec.episodes()
+    if retry_errors:
+        failed = {r["id"] for r in store.records() if r.get("status") == "error"}
+        if failed:
+            logger.info("{}: running {} episode(s) that raised again", spec.name, store.drop(failed))
     done = store.done_ids()
     todo = [e for e in episodes if e.id not in done]
     n_workers = workers or spec.workers

@@ -78,6 +78,22 @@ class RunStore:
         finally:
             os.close(fd)
 
+    def drop(self, ids: set[str]) -> int:
+        """Remove the records of ``ids`` (to run those episodes again): the file is
+        rewritten beside itself and renamed into place, so a crash keeps one or the other."""
+        if not ids or not self.path.exists():
+            return 0
+        keep = [r for r in self._iter() if r["id"] not in ids]
+        dropped = len(self.records()) - len(keep)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            for rec in keep:
+                fh.write(json.dumps(rec, separators=(",", ":"), default=str) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+        return dropped
+
     def write_episode(self, episode_id: str, trajectory: dict[str, Any], images: dict[str, bytes]) -> Path:
         """Write the trajectory and images to a temp folder, then rename it into place."""
         final = self.episode_dir(episode_id)

@@ -402,3 +402,16 @@ def test_loop_presses_back_every_two_steps_until_its_budget_is_spent():
     assert acts[:2] == ["QuickContactActivity", "PeopleActivity"]
     assert events(env, "loop_ended")[0]["step"] == 7
     assert_settings_untouched(env)
+
+
+def test_hallucinated_labels_with_line_breaks_are_measured_and_drawn_line_by_line():
+    from PIL import Image
+
+    img = Image.new("RGB", (600, 300), (250, 250, 250))
+    text = "Return the library books before they are overdue.\nCompare prices for the new washing machine online."
+    assert pixels._text_width(text, 40) == max(pixels._text_width(l, 40) for l in text.split("\n"))
+    assert pixels.wrap(text, 20, 580)[0].startswith("Return")
+    assert len(pixels.wrap(text, 20, 10_000)) == 2  # the note's own line break is kept
+    region = pixels.draw_label(img, (0, 0, 600, 300), (10, 20, 590, 120), text, text, (250, 250, 250))
+    assert region[2] > region[0] and region[3] > region[1]
+    assert img.getcolors(1_000_000) is not None and len(img.getcolors(1_000_000)) > 1  # ink was drawn

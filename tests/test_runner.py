@@ -150,3 +150,32 @@ def test_an_episode_that_raises_is_recorded_the_device_restored_and_the_run_goes
     assert font_during == pytest.approx(1.35)  # the perturbation was in force when the error escaped
     assert sim.settings.font_scale == pytest.approx(1.0)  # ... and was restored on the way out
     assert seen["clean"][1] == pytest.approx(1.0)
+
+
+def test_retry_errors_reruns_only_the_episodes_that_raised_and_replaces_their_records(tmp_path, monkeypatch):
+    import benchmark
+    import experiments.worker as worker
+
+    real_run_episode = benchmark.run_episode
+    broken = {"on": True}
+
+    def run_episode(env, task, agent, budget, **kw):
+        if broken["on"] and env.perturbations:
+            raise RuntimeError("a harness bug, fixed before the retry")
+        return real_run_episode(env, task, agent, budget, **kw)
+
+    monkeypatch.setattr(benchmark, "run_episode", run_episode)
+    monkeypatch.setattr(worker, "_DEVICE", None)
+    spec = ExperimentSpec(name="retry", tasks=["SystemWifiTurnOn"], perturbations=["clean", "popup_permission"],
+                          agents=[AgentSpec(name="planner", kind="planner")], guard=["off"], workers=1,
+                          screenshots="none", budget_multiplier=4)
+    first = run(spec, tmp_path, progress=False)
+    assert first["errors_this_run"] == 1
+    broken["on"] = False
+    plain = run(spec, tmp_path, progress=False)
+    assert plain["ran"] == 0  # an error is a finished episode: a plain resume keeps it
+    again = run(spec, tmp_path, progress=False, retry_errors=True)
+    assert again["ran"] == 1 and again["errors_this_run"] == 0
+    recs = RunStore(tmp_path).records()
+    assert sorted(r["perturbation"] for r in recs) == ["clean", "popup_permission"]  # one record each
+    assert all(r["status"] == "ok" for r in recs)

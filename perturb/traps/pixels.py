@@ -174,21 +174,23 @@ def label_font(px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 
 def _text_width(text: str, px: int) -> float:
-    return float(label_font(px).getlength(text))
+    # the widest line: Pillow measures single lines only (raqm fails on a newline)
+    return max(float(label_font(px).getlength(line)) for line in text.split("\n"))
 
 
 def wrap(text: str, px: int, max_width: float) -> list[str]:
-    """Greedy word wrap of ``text`` at font size ``px``."""
+    """Greedy word wrap of ``text`` at font size ``px`` (its own line breaks kept)."""
     lines: list[str] = []
-    cur = ""
-    for word in text.split(" "):
-        cand = word if not cur else f"{cur} {word}"
-        if not cur or _text_width(cand, px) <= max_width:
-            cur = cand
-        else:
-            lines.append(cur)
-            cur = word
-    lines.append(cur)
+    for paragraph in text.split("\n"):
+        cur = ""
+        for word in paragraph.split(" "):
+            cand = word if not cur else f"{cur} {word}"
+            if not cur or _text_width(cand, px) <= max_width:
+                cur = cand
+            else:
+                lines.append(cur)
+                cur = word
+        lines.append(cur)
     return lines
 
 
@@ -223,7 +225,7 @@ def draw_label(img: Image.Image, box: Box, ink: Box, text: str, original: str, b
     else:
         while size > 6 and _text_width(text, size) > room:
             size -= 1
-        lines = [text]
+        lines = text.split("\n")
     font = label_font(size)
     ink_cx = (ink[0] + ink[2]) / 2
     starts_left = ink[0] - x1 <= max(4.0, 0.02 * room)

@@ -23,6 +23,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--address", default=None, help="Ray cluster address (auto, or HOST:PORT); with --executor ray")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (logs only)")
     p.add_argument("--report", action="store_true", help="write the report when the run finishes")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="also run again the episodes recorded as errors (an episode that raised; their records are replaced)")
     p.set_defaults(func=run)
 
 
@@ -33,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
     spec = ExperimentSpec.from_yaml(args.spec)
     out = args.out or Path("runs") / spec.name
     options = {"address": args.address} if args.executor == "ray" else {}
-    summary = run_spec(spec, out, workers=args.workers, executor=args.executor, progress=not args.no_progress, **options)
+    summary = run_spec(spec, out, workers=args.workers, executor=args.executor, progress=not args.no_progress,
+                       retry_errors=args.retry_errors, **options)
     print(f"{summary['ran']} episodes run, {summary['skipped']} already done, "
           f"{summary['errors_this_run']} errors, {summary['elapsed_s']} s -> {Path(out).resolve()}")
     if args.report:
