@@ -82,7 +82,7 @@ def measure_guard(rounds: int = 2) -> dict[str, Any]:
     return {"guard": g, "sim_step": s, "ratio_guard_to_step": (g["median_ms"] / s["median_ms"]) if s["median_ms"] else None}
 
 
-def measure_runner(tasks: int = 8) -> dict[str, Any]:
+def measure_runner(tasks: int = 16) -> dict[str, Any]:
     """Episodes per second of one small sweep with 1 and with 2 worker processes,
     alternating, in one run (the ratio is what carries over between machines)."""
     import shutil
