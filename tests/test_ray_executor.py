@@ -66,6 +66,14 @@ def run_or_die(ep, *, victim: str, marker: str, how: str, **kwargs):
     return run_one(ep, **kwargs)
 
 
+def slow_run(ep, *, delay: float, **kwargs):
+    """Every episode takes at least ``delay`` seconds: a kill from the driver lands mid-episode."""
+    from experiments.worker import run_one
+
+    time.sleep(delay)
+    return run_one(ep, **kwargs)
+
+
 def stall_or_skip(ep, *, victim: str, marker: str, **kwargs):
     """The victim hangs on its first try (a frozen phone); every other episode returns at once."""
     if ep.id == victim and not os.path.exists(marker):
@@ -132,13 +140,17 @@ def test_killing_an_actor_from_the_driver_loses_no_episode(tmp_path):
 
     spec = small_spec("driverkill", ["SystemWifiTurnOn"], ["clean", "action_drop_random", "popup_permission"])
     store = RunStore(tmp_path / "run")
-    ex = RayExecutor(workers=2, ship_files=False)  # actors write the run directory themselves (same disk)
+    # actors write the run directory themselves (same disk); slow episodes so the kill lands mid-episode
+    ex = RayExecutor(workers=2, ship_files=False, run_fn=functools.partial(slow_run, delay=1.0))
+    killed = False
     try:
-        for i, rec in enumerate(ex.run(spec.episodes(), root=str(store.root), screenshots="none", width=96,
-                                       save_xml=False)):
+        for rec in ex.run(spec.episodes(), root=str(store.root), screenshots="none", width=96, save_xml=False):
             store.append(rec)
-            if i == 0:
-                ray.kill(ex.actors[0])  # it was just handed its next episode
+            busy = [s for s in ex._slots if s.state == "busy"]
+            if not killed and busy:
+                ray.kill(busy[0].actor)  # it is running an episode now
+                killed = True
+        assert killed
         assert len(ex.actors) == 2  # the dead actor was replaced
     finally:
         ex.close()
