@@ -15,12 +15,13 @@ import perturb
 from benchmark import SimDevice, make_task, run_episode, task_names
 from benchmark.agents import OracleAgent
 
-# Pairs the oracle does not solve yet (1.2 % of 1,632), each with the reason we found.
+# Pairs the oracle does not solve yet (18 of 1,632), each with the reason we found.
 # strict xfail: when one starts passing, the test fails so the entry is removed.
 _IRREVERSIBLE = "the trap moves a tap onto another list item or menu entry; the oracle does not read the confirmation it opens"
 _NO_STATE = "the offset tap hits a neighbouring control whose effect the oracle cannot tell from the intended one"
 _TIMED = "a running timer/recorder keeps changing while the trap costs steps; the oracle's effect check misreads it"
-_LANDSCAPE = "in landscape the form's picker needs scrolling and the oracle's pop-up heuristic takes the form's Close button"
+_LANDSCAPE = ("in landscape the folder picker dialog the plan opened must be scrolled to show Movies; the oracle "
+              "takes it for a pop-up and cancels it")
 KNOWN_UNSOLVED = {
     ("AudioRecorderDeleteRecording", "trap_intent_deviation"): _IRREVERSIBLE,
     ("ClockTimerEntry", "trap_intent_deviation"): _IRREVERSIBLE,
@@ -38,8 +39,6 @@ KNOWN_UNSOLVED = {
     ("AudioRecorderRecordAudio", "trap_temporal_conflict"): _TIMED,
     ("ClockTimerEntry", "trap_loop"): _TIMED,
     ("ClockTimerEntry", "trap_temporal_conflict"): _TIMED,
-    ("ExpenseAddMultiple", "orientation_landscape"): _LANDSCAPE,
-    ("ExpenseAddSingle", "orientation_landscape"): _LANDSCAPE,
     ("FilesMoveFile", "orientation_landscape"): _LANDSCAPE,
     ("RecipeDeleteMultipleRecipes", "trap_state_deadlock"): "the deadlock swallows the confirmation; the oracle gives up on that recipe",
 }

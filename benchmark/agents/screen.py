@@ -216,7 +216,8 @@ def popup_button(obs: Observation, e: UIElement) -> bool:
         return False
     w, h = obs.screen_size
     x1, y1, x2, y2 = box.bounds
-    toolbar = (x2 - x1) > 0.9 * w and y1 < 0.2 * h and (y2 - y1) < 0.15 * h
+    # a toolbar is as tall in landscape as in portrait: measure it against the long side
+    toolbar = (x2 - x1) > 0.9 * w and y1 < 0.2 * h and (y2 - y1) < 0.15 * max(w, h)
     return box.area < 0.6 * w * h and not toolbar and box is not e
 
 
