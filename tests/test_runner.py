@@ -119,9 +119,20 @@ def test_a_line_cut_short_is_ignored_and_trimmed(tmp_path):
 # ------------------------------------------------------------------------------ raising episodes
 
 
-def test_an_episode_that_raises_is_recorded_the_device_restored_and_the_run_goes_on(tmp_path, monkeypatch):
+def _in_process_spec(monkeypatch, run_episode, name: str, perturbations: list[str]) -> ExperimentSpec:
+    """A one-task, one-worker spec whose episodes go through ``run_episode`` (in this process)."""
     import benchmark
     import experiments.worker as worker
+
+    monkeypatch.setattr(benchmark, "run_episode", run_episode)
+    monkeypatch.setattr(worker, "_DEVICE", None)  # a fresh device for this test
+    return ExperimentSpec(name=name, tasks=["SystemWifiTurnOn"], perturbations=perturbations,
+                          agents=[AgentSpec(name="planner", kind="planner")], guard=["off"], workers=1,
+                          screenshots="none", budget_multiplier=4)
+
+
+def test_an_episode_that_raises_is_recorded_the_device_restored_and_the_run_goes_on(tmp_path, monkeypatch):
+    import benchmark
 
     real_run_episode = benchmark.run_episode
     seen: dict[str, tuple] = {}
@@ -134,11 +145,7 @@ def test_an_episode_that_raises_is_recorded_the_device_restored_and_the_run_goes
             raise RuntimeError("the harness failed after the episode, on purpose")
         return result
 
-    monkeypatch.setattr(benchmark, "run_episode", run_episode)
-    monkeypatch.setattr(worker, "_DEVICE", None)
-    spec = ExperimentSpec(name="raise", tasks=["SystemWifiTurnOn"], perturbations=["font_size_large", "clean"],
-                          agents=[AgentSpec(name="planner", kind="planner")], guard=["off"], workers=1,
-                          screenshots="none", budget_multiplier=4)
+    spec = _in_process_spec(monkeypatch, run_episode, "raise", ["font_size_large", "clean"])
     summary = run(spec, tmp_path, progress=False)
     assert summary["ran"] == 2 and summary["errors_this_run"] == 1
     recs = {r["perturbation"]: r for r in RunStore(tmp_path).records()}
@@ -154,7 +161,6 @@ def test_an_episode_that_raises_is_recorded_the_device_restored_and_the_run_goes
 
 def test_retry_errors_reruns_only_the_episodes_that_raised_and_replaces_their_records(tmp_path, monkeypatch):
     import benchmark
-    import experiments.worker as worker
 
     real_run_episode = benchmark.run_episode
     broken = {"on": True}
@@ -164,11 +170,7 @@ def test_retry_errors_reruns_only_the_episodes_that_raised_and_replaces_their_re
             raise RuntimeError("a harness bug, fixed before the retry")
         return real_run_episode(env, task, agent, budget, **kw)
 
-    monkeypatch.setattr(benchmark, "run_episode", run_episode)
-    monkeypatch.setattr(worker, "_DEVICE", None)
-    spec = ExperimentSpec(name="retry", tasks=["SystemWifiTurnOn"], perturbations=["clean", "popup_permission"],
-                          agents=[AgentSpec(name="planner", kind="planner")], guard=["off"], workers=1,
-                          screenshots="none", budget_multiplier=4)
+    spec = _in_process_spec(monkeypatch, run_episode, "retry", ["clean", "popup_permission"])
     first = run(spec, tmp_path, progress=False)
     assert first["errors_this_run"] == 1
     broken["on"] = False
