@@ -34,12 +34,14 @@ from diagnosers.signals.actions import (
     target_index,
 )
 from diagnosers.signals.change import ScreenChange, compare
-from diagnosers.signals.context import app_named_in_goal
+from diagnosers.signals.context import INTERRUPTION_SCORE, app_named_in_goal, overlay_score
 from diagnosers.signals.data import builtin
 from diagnosers.signals.findings import as_judgment, model_finding
 from diagnosers.signals.image import MIN_CHANGED_PIXELS, changed_pixels
 from diagnosers.signals.system import interrupter_kind, is_app_package, is_launcher
-from diagnosers.signals.text import contains_phrase, normalize, quoted, same_text, text_landed
+from diagnosers.signals.lexicon import load_lexicon
+from diagnosers.signals.overlays import overlay_candidates, score_text
+from diagnosers.signals.text import contains_phrase, content_words, normalize, quoted, same_text, text_landed
 from diagnosers.signals.tree import clickable_ancestor, deepest_at, element_at, foreground_package, labels_around, screen_tree
 from ttir.config import ActionEffectConfig
 from ttir.types import Observation, StepRecord
@@ -156,7 +158,7 @@ class ActionEffectDiagnoser(Diagnoser):
                 return self._f("uncertain", 0.5, f"the tap on {_name(target)} changed nothing, but that control "
                                                  "often works without a visible change", details)
             if self._stepper(ctx_history):
-                return self._f("uncertain", 0.5, f"the same control was pressed before and changed the screen then; "
+                return self._f("uncertain", 0.5, "the same control was pressed before and changed the screen then; "
                                                  "its effect depends on state (a counter, a value that repeats)", details)
             what = f"on {_name(target)}" if interactive else "on empty space (nothing there takes a tap)"
             details["no_change"] = True  # nothing at all changed: a dropped tap, or one still on its way
@@ -375,11 +377,6 @@ def _only_a_popup_appeared(rec: StepRecord, after: Observation) -> Optional[str]
     """The title of an interruption that appeared after the tap, when nothing else on
     screen changed and the pop-up is not about what the tap named ("Delete" opening
     "Delete recipe?" is the tap's own effect)."""
-    from diagnosers.signals.context import INTERRUPTION_SCORE
-    from diagnosers.signals.lexicon import load_lexicon
-    from diagnosers.signals.overlays import overlay_candidates, score_text
-    from diagnosers.signals.text import content_words
-
     before = rec.observation
     if not screen_tree(before).has_tree or not screen_tree(after).has_tree:
         return None
@@ -407,13 +404,7 @@ def _only_a_popup_appeared(rec: StepRecord, after: Observation) -> Optional[str]
 def _covered(obs: Observation) -> bool:
     """A pop-up that takes the input (a dialog, a sheet, a full-screen page — not a
     heads-up banner) scores as an interruption on ``obs``."""
-    from diagnosers.signals.context import INTERRUPTION_SCORE
-    from diagnosers.signals.lexicon import load_lexicon
-    from diagnosers.signals.overlays import overlay_candidates, score_text
-
-    lex = load_lexicon(None)
-    return any(c.structural_score + score_text(c, lex)[0] >= INTERRUPTION_SCORE
-               for c in overlay_candidates(obs) if c.kind not in ("shade", "heads_up"))
+    return overlay_score(obs, ("shade", "heads_up")) >= INTERRUPTION_SCORE
 
 
 def _names_silently(label: str) -> bool:

@@ -27,7 +27,7 @@ from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.signals.actions import intended_words, point_of, target_index
 from diagnosers.signals.cache import CACHE
 from diagnosers.signals.change import compare
-from diagnosers.signals.context import goal_words, in_overlay, shade_owned, track
+from diagnosers.signals.context import CLOSING_KINDS, goal_words, in_overlay, shade_owned, track
 from diagnosers.signals.findings import as_judgment, model_finding
 from diagnosers.signals.image import region_mean
 from diagnosers.signals.lexicon import Lexicon, load_lexicon
@@ -55,7 +55,6 @@ W_CONTINUES_INTERRUPTION = 0.15  # opened by a tap inside an interruption (a wiz
 W_FLOW = 0.3  # the screen an engage / neutral tap on an interruption led to
 W_PERSISTENT_SPINNER = 0.45
 VERDICT_KEY = "interference.verdict"
-CLOSING_KINDS = ("permission", "anr", "heads_up")  # every button closes them (or leaves the app)
 REVEALED_SHARE = 0.6  # share of a screen's labels already present before: the overlay just closed
 FLOW_SAME_PAGE = 0.5  # label similarity at which a flow page is still the same page (scrolled, checked)
 RETURN_LOOKBACK = 8  # screens back in which a screen after an interruption's last page may have been seen

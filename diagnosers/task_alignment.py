@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.signals.actions import point_of
+from diagnosers.signals.cache import cached
 from diagnosers.signals.context import (
     INTERRUPTION_SCORE,
     goal_mentions,
@@ -45,6 +46,7 @@ SHOWN_AGAIN = 0.6  # share of a screen's labels already on an earlier screen: th
 HOME_SWITCH_STEPS = 2  # home-screen steps after the agent's own HOME that still look like switching apps
 
 
+@cached("page_lexicon")  # the same history screens are asked about at every step
 def _page_lexicon(obs: Any) -> float:
     """The interruption-lexicon score of the screen's main window (consent, trial,
     verification vocabulary), as if it were one big dialog."""

@@ -4,32 +4,23 @@ loading screens, occlusion. Agents see only observations (like any real agent)."
 from __future__ import annotations
 
 import hashlib
-import weakref
 from typing import Optional
 
 from benchmark.plan import Target
 from ttir.lexicon import dismiss_rank, label, role_of
+from ttir.obs_cache import ObservationCache
 from ttir.types import Observation, UIElement
 
 KEYBOARD_HINT = "inputmethod"
 LOADING_WORDS = ("loading", "please wait", "checking for updates", "connecting", "downloading")
 
 
-_SIG_CACHE: dict[int, tuple["weakref.ref[Observation]", str]] = {}
+_SIGNATURES = ObservationCache()
 
 
 def signature(obs: Observation) -> str:
-    """Cached :func:`_signature` (observations are not mutated once observed); keyed by
-    identity with a weak reference, so a recycled id never returns another screen's value."""
-    hit = _SIG_CACHE.get(id(obs))
-    if hit is not None and hit[0]() is obs:
-        return hit[1]
-    sig = _signature(obs)
-    if len(_SIG_CACHE) > 256:
-        for k in [k for k, (ref, _) in _SIG_CACHE.items() if ref() is None]:
-            del _SIG_CACHE[k]
-    _SIG_CACHE[id(obs)] = (weakref.ref(obs), sig)
-    return sig
+    """Cached :func:`_signature` (observations are not mutated once observed)."""
+    return _SIGNATURES.get(obs, "signature", _signature)
 
 
 def _signature(obs: Observation) -> str:

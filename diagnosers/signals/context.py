@@ -55,18 +55,19 @@ def app_named_in_goal(pkg: str, goal: str) -> bool:
     return False
 
 
-def _interruption_score(obs: Observation) -> float:
-    """The strongest context-free overlay score on screen (built-in lexicon)."""
+def overlay_score(obs: Observation, skip_kinds: tuple[str, ...] = ("shade",)) -> float:
+    """The strongest context-free overlay score on screen (built-in lexicon),
+    overlays of ``skip_kinds`` aside."""
     lex = load_lexicon(None)
     best = 0.0
     for c in overlay_candidates(obs):
-        if c.kind == "shade":
+        if c.kind in skip_kinds:
             continue
         best = max(best, c.structural_score + score_text(c, lex)[0])
     return best
 
 
-interruption_score = cached("interruption_score")(_interruption_score)
+interruption_score = cached("interruption_score")(overlay_score)
 
 
 def in_overlay(obs: Observation, point: Optional[tuple[int, int]]) -> bool:
