@@ -1,0 +1,1 @@
+"""The real-screen corpus: real uiautomator dumps and Appium page sources, labelled."""

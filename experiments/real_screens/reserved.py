@@ -1,0 +1,49 @@
+"""The reserved real screens: files kept for an independent evaluation, never in the corpus.
+
+The list (git blob id and sha256 per file) lives in ``../shared/reserved/real-screens.txt``
+beside the repository; ``reserved.txt`` here is a copy of it, so that the check also
+runs in a clone that has no ``shared/`` beside it. Both are read when both exist.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SHARED_LIST = HERE.parents[2] / "shared" / "reserved" / "real-screens.txt"
+LOCAL_LIST = HERE / "reserved.txt"
+
+
+@dataclass
+class Reserved:
+    blobs: set[str] = field(default_factory=set)
+    sha256s: set[str] = field(default_factory=set)
+    sources: list[Path] = field(default_factory=list)
+
+    def is_reserved(self, blob: str, sha256: str) -> bool:
+        return blob in self.blobs or sha256 in self.sha256s
+
+
+def parse_list(text: str) -> tuple[set[str], set[str]]:
+    blobs, shas = set(), set()
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split()
+        blobs.add(parts[0].lower())
+        if len(parts) > 1:
+            shas.add(parts[1].lower())
+    return blobs, shas
+
+
+def load_reserved() -> Reserved:
+    out = Reserved()
+    for path in (LOCAL_LIST, SHARED_LIST):
+        if path.exists():
+            blobs, shas = parse_list(path.read_text(encoding="utf-8"))
+            out.blobs |= blobs
+            out.sha256s |= shas
+            out.sources.append(path)
+    return out
