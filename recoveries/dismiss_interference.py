@@ -59,7 +59,7 @@ class DismissInterference(Recovery):
         if p is None:
             return True
         hit = ctx.observation.element_at(*p, clickable_only=True)
-        return hit is None or role_of(hit) != "engage"  # never engage with the interruption
+        return hit is None or role_of(hit) not in ("engage", "destructive")  # never engage, never destroy the task
 
     @staticmethod
     def _buttons(obs: Observation, region: Optional[list[int]]) -> list[UIElement]:

@@ -1,5 +1,6 @@
 """The interruption lexicon (``data/interruption.yaml`` or a user's file): term
-weights for scoring overlay text, and button-role phrases."""
+weights for scoring overlay text. Button roles are not here: they are the one
+shared vocabulary of :mod:`ttir.lexicon` (``ttir/data/roles``)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from typing import Optional
 
 from diagnosers.signals.data import DATA_DIR, load_yaml
 from diagnosers.signals.text import normalize
-
-ROLES = ("dismiss", "engage", "neutral")
+from ttir.lexicon import vocabulary
 
 
 def _flat(text: str) -> str:
@@ -20,15 +20,16 @@ def _flat(text: str) -> str:
 
 
 class Lexicon:
-    """Weighted interruption terms and button-role phrases."""
+    """Weighted interruption terms; button roles come from the shared vocabulary."""
 
     def __init__(self, data: dict, source: str = "lexicon"):
         terms = data.get("terms")
-        roles = data.get("button_roles")
         if not isinstance(terms, dict) or not terms:
             raise ValueError(f"{source}: key 'terms' must be a non-empty mapping of phrase -> weight, got {terms!r}")
-        if not isinstance(roles, dict):
-            raise ValueError(f"{source}: key 'button_roles' must be a mapping of role -> list of phrases, got {roles!r}")
+        extra = sorted(set(data) - {"terms"})
+        if extra:
+            raise ValueError(f"{source}: unknown key(s) {', '.join(extra)}; a lexicon file holds only 'terms' "
+                             "(button roles are one shared vocabulary: ttir/data/roles)")
         self.source = source
         self.terms: dict[str, float] = {}
         for phrase, weight in terms.items():
@@ -39,17 +40,8 @@ class Lexicon:
             if not 0.0 <= w <= 1.0:
                 raise ValueError(f"{source}: terms.{phrase}: weight {w} must be within 0..1")
             self.terms[_flat(str(phrase))] = w
-        self.roles: dict[str, str] = {}
-        for role, phrases in roles.items():
-            if role not in (*ROLES, "acknowledge"):
-                raise ValueError(f"{source}: button_roles.{role}: unknown role; expected one of dismiss, engage, neutral, acknowledge")
-            for p in phrases or []:
-                self.roles[_flat(str(p))] = role
-        # longest phrases first so "don't allow" wins over "allow"
-        self._term_res = [(t, re.compile(r"(?<![a-z0-9])" + re.escape(t) + r"(?![a-z0-9])"))
-                          for t in sorted(self.terms, key=len, reverse=True)]
-        self._role_res = [(p, re.compile(r"(?<![a-z0-9])" + re.escape(p) + r"(?![a-z0-9])"))
-                          for p in sorted(self.roles, key=len, reverse=True)]
+        # longest terms first; boundaries keep "ad" out of "add" (CJK terms match anywhere)
+        self._term_res = [(t, _term_pattern(t)) for t in sorted(self.terms, key=len, reverse=True)]
 
     def hits(self, texts: list[str]) -> dict[str, float]:
         """Terms found in ``texts`` (each counted once) with their weights."""
@@ -61,20 +53,20 @@ class Lexicon:
         return found
 
     def role(self, label: str) -> Optional[str]:
-        """The role phrase matching a button label: an exact match first, then the
-        longest phrase inside the label. None when nothing matches."""
-        lab = _flat(label).strip(" .!?:")
-        if not lab:
-            return None
-        if lab in self.roles:
-            return self.roles[lab]
-        for phrase, rx in self._role_res:
-            if len(phrase) > 1 and rx.search(lab):
-                return self.roles[phrase]
-        return None
+        """The role of a button label in the shared vocabulary (None when unknown)."""
+        return vocabulary().phrase_role(label)
 
     def is_term(self, word: str) -> bool:
         return word in self.terms
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def _term_pattern(term: str) -> "re.Pattern[str]":
+    if _CJK.search(term):
+        return re.compile(re.escape(term))
+    return re.compile(r"(?<![^\W_])" + re.escape(term) + r"(?![^\W_])")
 
 
 @lru_cache(maxsize=8)

@@ -16,6 +16,7 @@ from diagnosers.signals.cache import cached
 from diagnosers.signals.lexicon import Lexicon
 from diagnosers.signals.system import interrupter_kind, is_launcher, is_systemui, knowledge, package_of, short_id
 from diagnosers.signals.tree import ScreenTree, screen_tree
+from ttir.lexicon import resolve_roles, vocabulary
 from ttir.types import Bounds, Observation, UIElement
 
 # structural evidence (added to the lexicon score; see InterferenceConfig.min_score)
@@ -101,19 +102,14 @@ def _buttons(obs: Observation, tree: ScreenTree, members: list[int]) -> list[But
 
 
 def button_roles(buttons: list[Button], lexicon: Lexicon, kind: str = "") -> list[str]:
-    """A role guess per button: dismiss / engage / neutral. "OK"-like labels dismiss
-    when they are the only way out and engage when a decline button exists; on a
-    heads-up banner an unnamed control (the banner itself) opens the notification."""
-    raw = [lexicon.role(b.label) for b in buttons]
-    if kind == "heads_up":
-        raw = [r or "engage" for r in raw]
-    has_decline = "dismiss" in raw
-    out = []
-    for r in raw:
-        if r == "acknowledge":
-            r = "engage" if has_decline else "dismiss"
-        out.append(r or "neutral")
-    return out
+    """A role per button (dismiss / engage / destructive / neutral) from the shared
+    vocabulary: its label, else Android's own id (permission and "isn't responding"
+    buttons, an AlertDialog's button1/2/3). "OK"-like labels dismiss when they are the
+    only way out and engage when a decline exists; on a heads-up banner an unnamed
+    control (the banner itself) opens the notification."""
+    v = vocabulary()
+    raw = [lexicon.role(b.label) or v.id_role(b.resource_id) for b in buttons]
+    return resolve_roles(raw, unnamed="engage" if kind == "heads_up" else "neutral")
 
 
 def _title(obs: Observation, members: list[int]) -> str:

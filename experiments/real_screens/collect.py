@@ -88,7 +88,8 @@ def _candidates(git_dir: Path) -> Iterator[tuple[str, str, int]]:
 
 
 def _commit_holding(git_dir: Path, blob: str, path: str) -> Optional[str]:
-    out = _git(git_dir, "log", "--all", "--format=%H", f"--find-object={blob}").decode().split()
+    # --no-renames: rename detection would read blobs a snapshot lacks (files of 4 MiB and more)
+    out = _git(git_dir, "log", "--all", "--no-renames", "--format=%H", f"--find-object={blob}").decode().split()
     for commit in out:
         try:
             if _git(git_dir, "rev-parse", f"{commit}:{path}").decode().strip() == blob:
