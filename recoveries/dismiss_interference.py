@@ -19,6 +19,8 @@ class DismissInterference(Recovery):
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
         obs = ctx.observation
         details = ctx.finding.details
+        if details.get("dismiss_hint") == "report":
+            return None  # a lock screen: only the user can unlock it; report, never press Back at it
         region = details.get("bounds")
         if details.get("dismiss_hint") == "swipe_up" and region and not ctx.taken:
             # a heads-up notification: swipe it away (back would leave the app underneath)

@@ -1,4 +1,4 @@
-"""The interruption lexicon (``data/interruption.yaml`` or a user's file): term
+"""The interruption lexicon (``data/interruption/<language>.yaml``, or a user's file): term
 weights for scoring overlay text. Button roles are not here: they are the one
 shared vocabulary of :mod:`ttir.lexicon` (``ttir/data/roles``)."""
 
@@ -14,7 +14,7 @@ from diagnosers.signals.text import normalize
 from ttir.lexicon import vocabulary
 
 
-def _flat(text: str) -> str:
+def flat(text: str) -> str:
     """Normalised, with hyphens read as spaces ("limited-time" = "limited time")."""
     return normalize(text).replace("-", " ")
 
@@ -39,13 +39,13 @@ class Lexicon:
                 raise ValueError(f"{source}: terms.{phrase}: weight must be a number, got {weight!r}") from None
             if not 0.0 <= w <= 1.0:
                 raise ValueError(f"{source}: terms.{phrase}: weight {w} must be within 0..1")
-            self.terms[_flat(str(phrase))] = w
+            self.terms[flat(str(phrase))] = w
         # longest terms first; boundaries keep "ad" out of "add" (CJK terms match anywhere)
-        self._term_res = [(t, _term_pattern(t)) for t in sorted(self.terms, key=len, reverse=True)]
+        self._term_res = [(t, term_pattern(t)) for t in sorted(self.terms, key=len, reverse=True)]
 
     def hits(self, texts: list[str]) -> dict[str, float]:
         """Terms found in ``texts`` (each counted once) with their weights."""
-        blob = " | ".join(_flat(t) for t in texts if t)
+        blob = " | ".join(flat(t) for t in texts if t)
         found: dict[str, float] = {}
         for term, rx in self._term_res:
             if rx.search(blob):
@@ -63,7 +63,8 @@ class Lexicon:
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
-def _term_pattern(term: str) -> "re.Pattern[str]":
+def term_pattern(term: str) -> "re.Pattern[str]":
+    """Whole-word matching for Latin scripts; CJK terms match anywhere."""
     if _CJK.search(term):
         return re.compile(re.escape(term))
     return re.compile(r"(?<![^\W_])" + re.escape(term) + r"(?![^\W_])")
@@ -71,6 +72,13 @@ def _term_pattern(term: str) -> "re.Pattern[str]":
 
 @lru_cache(maxsize=8)
 def load_lexicon(path: Optional[str] = None) -> Lexicon:
-    """The built-in lexicon, or the YAML file at ``path`` (which replaces it)."""
-    p = Path(path) if path else DATA_DIR / "interruption.yaml"
-    return Lexicon(load_yaml(p), source=str(p))
+    """The built-in lexicon (every language's file merged), or the YAML file at ``path``
+    (which replaces it)."""
+    if path:
+        return Lexicon(load_yaml(Path(path)), source=str(path))
+    terms: dict[str, float] = {}
+    folder = DATA_DIR / "interruption"
+    for f in sorted(folder.glob("*.yaml")):
+        for phrase, weight in (load_yaml(f).get("terms") or {}).items():
+            terms[str(phrase)] = max(float(weight), terms.get(str(phrase), 0.0))
+    return Lexicon({"terms": terms}, source=str(folder))

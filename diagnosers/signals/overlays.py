@@ -196,20 +196,12 @@ def _system_kind(obs: Observation, members: list[int]) -> Optional[str]:
     return None
 
 
-def _main_root(obs: Observation, tree: ScreenTree) -> Optional[int]:
-    for r in tree.roots:
-        if r in tree.chrome_roots or r in tree.ime_roots or r in tree.heads_up_roots or r in tree.shade_roots:
-            continue
-        return r
-    return None
-
-
 def _extract(obs: Observation) -> list[Candidate]:
     tree = screen_tree(obs)
     if not tree.has_tree:
         return []
     out: list[Candidate] = []
-    main = _main_root(obs, tree)
+    main = tree.main_root()
     main_pkg = package_of(obs.elements[main].package) if main is not None else ""
     for r in tree.roots:
         if r in tree.chrome_roots or r in tree.ime_roots:
@@ -219,6 +211,11 @@ def _extract(obs: Observation) -> list[Candidate]:
         if r in tree.shade_roots:
             out.append(_make(obs, tree, r, "shade", True, r))
             continue
+        if r in tree.lock_roots:
+            c = _make(obs, tree, r, "lock_screen", True, r)
+            c.features["keyguard"] = W_SYSTEM_SIGNATURE
+            out.append(c)
+            continue
         if r in tree.heads_up_roots:
             c = _make(obs, tree, r, "heads_up", True, r)
             c.features["heads_up"] = W_HEADS_UP
@@ -227,6 +224,8 @@ def _extract(obs: Observation) -> list[Candidate]:
         members = tree.subtree(r)
         sys_kind = _system_kind(obs, members)
         ikind = interrupter_kind(pkg)
+        if sys_kind is None and _has_any_id(obs, members, knowledge().task_surface_ids):
+            continue  # a chooser, an autofill drop-down, a picker: what the user's own action raised
         if sys_kind is not None:
             c = _make(obs, tree, r, sys_kind, True, r)
             c.features["system_signature"] = W_SYSTEM_SIGNATURE
@@ -248,6 +247,13 @@ def _extract(obs: Observation) -> list[Candidate]:
             c.features["extra_window"] = W_DIALOG
             out.append(c)
             continue
+        if r == main and _dialog_sized(e, tree.size) and not is_launcher(pkg):
+            # the app's only window is a dialog: a focus-only dump (old uiautomator versions
+            # dump just the focused window) or an app that shows a dialog over nothing of its own
+            c = _make(obs, tree, r, "window", True, r)
+            c.features["dialog_window"] = W_DIALOG
+            out.append(c)
+            continue
         # inside the main window: dialog-like containers (outermost only)
         inside: set[int] = set()
         for j in members[1:]:
@@ -266,6 +272,23 @@ def _extract(obs: Observation) -> list[Candidate]:
         if c.scrim:
             c.features["scrim"] = W_SCRIM
     return out
+
+
+def _has_any_id(obs: Observation, members: list[int], ids: frozenset[str]) -> bool:
+    return any(short_id(obs.elements[j].resource_id) in ids for j in members)
+
+
+def _dialog_sized(e: UIElement, size: tuple[int, int]) -> bool:
+    """A window that does not fill the screen the way an activity does: narrower than
+    the screen (a centred dialog) or a full-width box that starts low (a bottom sheet).
+    A full-width window from the top (an activity over a keyboard) is not a dialog."""
+    w, h = size
+    x1, y1, x2, y2 = e.bounds
+    if (x2 - x1) * (y2 - y1) >= 0.8 * w * h:
+        return False
+    narrower = x1 >= 0.02 * w and x2 <= 0.98 * w
+    starts_low = y1 >= 0.25 * h
+    return narrower or starts_low
 
 
 def _exit_button(obs: Observation, tree: ScreenTree, members: list[int]) -> bool:

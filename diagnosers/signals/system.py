@@ -31,6 +31,9 @@ class SystemKnowledge:
         self.home_goal_words = lower_set(data.get("home_goal_words"))
         self.shade_goal_words = lower_set(data.get("shade_goal_words"))
         self.ad_activity_hints = lower_set(data.get("ad_activity_hints"))
+        self.decoration_ids = lower_set(data.get("decoration_ids"))
+        self.keyguard_ids = lower_set(data.get("keyguard_ids"))
+        self.task_surface_ids = lower_set(data.get("task_surface_ids"))
 
 
 @lru_cache(maxsize=1)
