@@ -215,12 +215,11 @@ class InterferenceDiagnoser(Diagnoser):
         return sim is not None and sim >= FLOW_SAME_PAGE
 
     def _foreign(self, ctx: DiagnosisContext, c: Candidate) -> bool:
+        """A window of another app than the one the task is in (the foreground app, else
+        the first app window) and than the apps the agent used on track."""
         if not is_app_package(c.package):
             return False
-        tree = screen_tree(ctx.observation)
-        main = next((package_of(ctx.observation.elements[r].package) for r in tree.roots
-                     if r not in tree.chrome_roots and r not in tree.ime_roots), "")
-        if c.package == main:
+        if c.package == foreground_package(ctx.observation):
             return False
         return c.package not in track(ctx).on_task
 

@@ -42,10 +42,12 @@ class Recovery(ABC):
     name: ClassVar[str] = ""
     handles: ClassVar[tuple[str, ...]] = ()  # diagnoser names this strategy answers
 
-    def __init__(self, *, mode: str = "rules", client: Any = None, prompt: Optional[str] = None):
+    def __init__(self, *, mode: str = "rules", client: Any = None, prompt: Optional[str] = None,
+                 settings: Any = None):
         self.mode = mode
         self.client = client
         self.prompt = prompt
+        self.settings = settings  # the guard's RecoveryConfig (None: the strategy's defaults)
         self.cost = Cost()
 
     def next_step(self, ctx: RecoveryContext) -> Optional[AgentStep]:

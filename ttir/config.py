@@ -65,6 +65,8 @@ class RecoveryConfig(_Section):
     priority: list[str] = Field(default_factory=lambda: ["interference", "stuck_loop", "action_effect", "task_alignment"],
                                 description="Which finding wins when several report a problem.")
     mode: Literal["rules", "vlm"] = Field("rules", description="Recovery tier: deterministic rules or the VLM recovery agent.")
+    anr_waits: int = Field(2, ge=0, le=10, description="Waits on the same \"isn't responding\" dialog before the hung app "
+                                                     "is closed (and re-opened); System UI and the system process are never closed.")
 
     @field_validator("priority")
     @classmethod

@@ -81,7 +81,7 @@ class _Core:
         prompts = config.prompts
         self.strategy_for = {
             n: STRATEGY_FOR[n](mode=config.recovery.mode if vlm is not None else "rules", client=self.recovery_model,
-                               prompt=getattr(prompts, STRATEGY_FOR[n].name))
+                               prompt=getattr(prompts, STRATEGY_FOR[n].name), settings=config.recovery)
             for n in DIAGNOSERS
         }
         self.reset("")

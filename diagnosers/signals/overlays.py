@@ -10,13 +10,15 @@ classes, resource ids, bounds and text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Optional
 
 from diagnosers.signals.cache import cached
+from diagnosers.signals.data import builtin
 from diagnosers.signals.lexicon import Lexicon
 from diagnosers.signals.system import interrupter_kind, is_launcher, is_systemui, knowledge, package_of, short_id
 from diagnosers.signals.tree import ScreenTree, screen_tree
-from ttir.lexicon import resolve_roles, vocabulary
+from ttir.lexicon import norm, resolve_roles, vocabulary
 from ttir.types import Bounds, Observation, UIElement
 
 # structural evidence (added to the lexicon score; see InterferenceConfig.min_score)
@@ -25,7 +27,10 @@ W_INTERRUPTER_PACKAGE = 0.5  # Play Store update sheet, system update, package "
 W_SYSTEMUI_WINDOW = 0.45  # a system UI window that is neither bar, shade nor keyboard
 W_HEADS_UP = 0.45
 W_DIALOG = 0.2  # a dialog / sheet / popup container, or an extra window of the app
-W_TAKEOVER = 0.15  # a container filling the app's window that offers a way out (Close, Skip, Maybe later)
+W_GATE_SHAPE = 0.15  # the app's page has few controls and one wide way on near the bottom (see gates.yaml)
+W_FORWARD = 0.1  # ... labelled like a gate's way on (Next, Skip, Agree, Get started)
+W_CAROUSEL = 0.35  # ... or it is a carousel of pages with indicator dots (onboarding)
+W_GATE_IDS = 0.3  # ... with onboarding / consent / guide / paywall ids
 W_AD_ACTIVITY = 0.3  # the foreground activity is an ad SDK's full-screen activity
 W_SCRIM = 0.05
 W_DISMISS_BUTTON = 0.1  # a decline button next to interruption wording
@@ -46,7 +51,8 @@ class Button:
 
     def to_dict(self, role: str = "neutral") -> dict[str, Any]:
         return {"label": self.label, "role": role, "bounds": list(self.bounds), "center": list(self.center),
-                "resource_id": self.resource_id, "index": self.index}
+                "resource_id": self.resource_id, "index": self.index,
+                "forward": _is_forward(self.label, gates().forward, self.resource_id)}
 
 
 @dataclass
@@ -94,6 +100,8 @@ def _buttons(obs: Observation, tree: ScreenTree, members: list[int]) -> list[But
         if e.editable or e.scrollable:
             continue
         sub = tree.subtree(i)
+        if any(obs.elements[j].clickable and obs.elements[j].enabled for j in sub[1:]):
+            continue  # a clickable container (a whole dialog that closes on a tap): its buttons are inside
         taken.update(sub)
         label = _label(obs, tree, i)
         if label:
@@ -109,6 +117,8 @@ def button_roles(buttons: list[Button], lexicon: Lexicon, kind: str = "") -> lis
     control (the banner itself) opens the notification."""
     v = vocabulary()
     raw = [lexicon.role(b.label) or v.id_role(b.resource_id) for b in buttons]
+    if kind == "crash":  # the app already stopped: closing it destroys nothing
+        raw = ["dismiss" if r == "destructive" else r for r in raw]
     return resolve_roles(raw, unnamed="engage" if kind == "heads_up" else "neutral")
 
 
@@ -188,11 +198,25 @@ def make_candidate(obs: Observation, index: int, kind: str, is_window: bool) -> 
 
 
 def _system_kind(obs: Observation, members: list[int]) -> Optional[str]:
-    ids = knowledge().system_dialog_ids
-    for j in members:
-        kind = ids.get(short_id(obs.elements[j].resource_id))
-        if kind:
-            return kind
+    """permission / anr / crash from Android's own ids, or from the framework dialog's
+    wording (old ANR dialogs have no ids: "… isn't responding. Do you want to close it?").
+    An "isn't responding" dialog offers Wait; a crash dialog ("has stopped", "keeps
+    stopping") does not: the app is already gone."""
+    k = knowledge()
+    kinds = {k.system_dialog_ids.get(short_id(obs.elements[j].resource_id)) for j in members} - {None}
+    if "permission" in kinds:
+        return "permission"
+    texts = [norm(obs.elements[j].text or obs.elements[j].content_desc) for j in members]
+    anr_words = any(p in t for t in texts for p in k.anr_phrases)
+    crash_words = any(p in t for t in texts for p in k.crash_phrases)
+    if "anr" in kinds:
+        has_wait = any(short_id(obs.elements[j].resource_id) == "aerr_wait" for j in members)
+        return "anr" if has_wait or (anr_words and not crash_words) else "crash"
+    if package_of(obs.elements[members[0]].package) == "android":
+        if anr_words:
+            return "anr"
+        if crash_words:
+            return "crash"
     return None
 
 
@@ -291,42 +315,100 @@ def _dialog_sized(e: UIElement, size: tuple[int, int]) -> bool:
     return narrower or starts_low
 
 
-def _exit_button(obs: Observation, tree: ScreenTree, members: list[int]) -> bool:
-    """A close / skip / decline control among ``members`` (built-in role phrases)."""
-    from diagnosers.signals.lexicon import load_lexicon
-
-    lex = load_lexicon(None)
-    return any(lex.role(b.label) == "dismiss" for b in _buttons(obs, tree, members))
-
-
 def _ad_activity(obs: Observation) -> bool:
     act = (obs.activity or "").lower()
     return bool(act) and any(h in act for h in knowledge().ad_activity_hints)
 
 
 def _takeover(obs: Observation, tree: ScreenTree, root: int, members: list[int], inside: set[int]) -> Optional[Candidate]:
-    """A container that fills the app's window and offers a way out (an interstitial
-    ad, a paywall, a full-screen consent page), or the window of an ad activity."""
-    area = obs.elements[root].area
+    """The app's whole page when it is a gate before its content (onboarding, consent,
+    a first-run picker, a survey gate, a paywall), or the window of an ad activity.
+
+    A page has no window or container of its own, so its shape has to carry it: few
+    controls and one wide way on near the bottom (``data/gates.yaml``); ids, words and
+    a page carousel add to it. An ordinary page with many controls is never a gate,
+    whatever its words."""
     ad = _ad_activity(obs)
-    for j in members[1:]:
-        if j in inside or not tree.children.get(j):
-            continue
-        if obs.elements[j].area < 0.8 * area:
-            continue
-        sub = tree.subtree(j)
-        if not _exit_button(obs, tree, sub):
-            continue
-        c = _make(obs, tree, j, "takeover", False, root)
-        c.features["fullscreen_container"] = W_TAKEOVER
-        if ad:
-            c.features["ad_activity"] = W_AD_ACTIVITY
-        return c
+    gate = _gate_evidence(obs, tree, root, members, inside)
+    if gate is None and not ad:
+        return None
+    c = _make(obs, tree, root, "takeover", True, root)
+    if gate is not None:
+        c.features.update(gate)
     if ad:
-        c = _make(obs, tree, root, "takeover", True, root)
         c.features["ad_activity"] = W_AD_ACTIVITY
-        return c
+    return c
+
+
+def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[int],
+                   inside: set[int]) -> Optional[dict[str, float]]:
+    g = gates()
+    w, h = tree.size
+    controls: set[object] = set()
+    wide_forward = False
+    dots: list[int] = []
+    for j in members:
+        if j in inside:
+            continue
+        e = obs.elements[j]
+        if not (e.clickable or e.checkable or e.editable or e.long_clickable) or e.area <= 0:
+            continue
+        if e.area <= 0.003 * w * h and not (e.text or e.content_desc):
+            dots.append(j)
+            continue
+        list_parent = _list_ancestor(obs, j, root)
+        controls.add(("list", list_parent) if list_parent is not None else j)
+        x1, y1, x2, y2 = e.bounds
+        if (x2 - x1) >= 0.4 * w and y1 >= 0.55 * h and _is_forward(_label(obs, tree, j), g.forward, e.resource_id):
+            wide_forward = True
+    if dots:
+        controls.add("dots")
+    if len(controls) > g.max_controls or not controls:
+        return None
+    carousel = len(dots) >= 3 and any("viewpager" in obs.elements[j].class_name.lower()
+                                      or "pager" in short_id(obs.elements[j].resource_id) for j in members)
+    if not (wide_forward or carousel):
+        return None
+    feats = {"gate_shape": W_GATE_SHAPE}
+    if wide_forward:
+        feats["forward_button"] = W_FORWARD
+    if carousel:
+        feats["carousel"] = W_CAROUSEL
+    ids = {short_id(obs.elements[j].resource_id).replace("_", "") for j in members if obs.elements[j].resource_id}
+    if any(h.replace("_", "") in i for i in ids for h in g.id_hints):
+        feats["gate_ids"] = W_GATE_IDS
+    return feats
+
+
+def _list_ancestor(obs: Observation, j: int, root: int) -> Optional[int]:
+    p = obs.elements[j].parent
+    while p is not None and p != root:
+        cls = obs.elements[p].class_name.lower()
+        if obs.elements[p].scrollable or "recyclerview" in cls or "listview" in cls or "gridview" in cls:
+            return p
+        p = obs.elements[p].parent
     return None
+
+
+def _is_forward(label: str, forward: frozenset[str], resource_id: str = "") -> bool:
+    """A gate's way on: Next / Skip / Agree … or any dismiss control (Not now)."""
+    v = vocabulary()
+    return norm(label) in forward or (v.phrase_role(label) or v.id_role(resource_id)) == "dismiss"
+
+
+@dataclass(frozen=True)
+class GateKnowledge:
+    max_controls: int
+    id_hints: tuple[str, ...]
+    forward: frozenset[str]
+
+
+@lru_cache(maxsize=1)
+def gates() -> GateKnowledge:
+    data = builtin("gates")
+    return GateKnowledge(max_controls=int(data.get("max_controls", 8)),
+                         id_hints=tuple(str(v).lower() for v in data.get("id_hints") or []),
+                         forward=frozenset(norm(str(v)) for v in data.get("forward") or []))
 
 
 overlay_candidates = cached("overlays")(_extract)

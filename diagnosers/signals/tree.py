@@ -104,8 +104,8 @@ def _is_decoration(e: UIElement, sub: list[int], elements: list[UIElement], size
     w, h = size
     x1, y1, x2, y2 = e.bounds
     bw, bh = x2 - x1, y2 - y1
-    if bw * bh <= 0.01 * w * h:
-        return True
+    if bw * bh <= (0.03 if is_systemui(e.package) else 0.01) * w * h:
+        return True  # a tiny window: a floating ball, a corner overlay
     side_strip = bw <= 0.08 * w and (x1 <= 0 or x2 >= w - 1)
     end_strip = bh <= 0.06 * h and (y1 <= 0 or y2 >= h - 1)
     return side_strip or end_strip
