@@ -67,8 +67,12 @@ class _AskRecorder:
 
 
 def keep_row(row: StepRow, *, fraction: Optional[float] = None, seed: int = 0,
-             perturbations: Optional[set[str]] = None, agents: Optional[set[str]] = None) -> bool:
-    """Row filter: perturbation / agent names, and a seeded share of episodes."""
+             perturbations: Optional[set[str]] = None, agents: Optional[set[str]] = None,
+             splits: Optional[set[str]] = None) -> bool:
+    """Row filter: perturbation / agent names, a split (``meta.split``, the real-screen
+    steps), and a seeded share of episodes."""
+    if splits and str(row.meta.get("split")) not in splits:
+        return False
     if perturbations and row.perturbation not in perturbations:
         return False
     if agents and str(row.meta.get("agent")) not in agents:

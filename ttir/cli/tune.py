@@ -238,8 +238,10 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any) -> int:
-    from experiments.real_screens.corpus import load_corpus
+    from experiments.real_screens.corpus import CORPUS_DIR, load_corpus
     from experiments.real_screens.evaluate import evaluate, render, summarize
+    from experiments.tune.evaluate import Variant, evaluate_dataset, summarise
+    from experiments.tune.tables import eval_text
 
     screens = load_corpus(args.split)
     if not screens:
@@ -248,7 +250,18 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
     report = summarize(results, tiers)
     report["split"] = args.split
     report["cases"] = [r.__dict__ for r in results]
-    _emit(args, report, render(report, results, args.split, show=args.cases))
+    text = render(report, results, args.split, show=args.cases)
+    # the labelled steps of real runs (typing into forms, recorded traces): stuck loop and action effect
+    variants = [Variant(t, t, cfg, diagnosers=("stuck_loop", "action_effect"), judge=judge if t != "rules" else None)
+                for t in tiers]
+    select = {} if args.split == "all" else {"splits": {args.split}}
+    outcomes = evaluate_dataset(CORPUS_DIR / "steps.jsonl", variants, workers=1, select=select)
+    if outcomes:
+        steps = summarise(outcomes, variants, targets={"precision": args.min_precision, "recall": args.min_recall,
+                                                       "clean_fpr": args.max_clean_fpr})
+        report["steps"] = steps
+        text += "\n\n## labelled steps of real runs (experiments/real_screens/steps.jsonl)\n\n" + eval_text(steps, breakdown=False)
+    _emit(args, report, text)
     return 0
 
 
