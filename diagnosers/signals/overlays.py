@@ -206,6 +206,9 @@ def _system_kind(obs: Observation, members: list[int]) -> Optional[str]:
     kinds = {k.system_dialog_ids.get(short_id(obs.elements[j].resource_id)) for j in members} - {None}
     if "permission" in kinds:
         return "permission"
+    other = sorted(kinds - {"anr"})
+    if other:
+        return other[0]  # a system dialog or a development build's error screen, by its ids
     texts = [norm(obs.elements[j].text or obs.elements[j].content_desc) for j in members]
     anr_words = any(p in t for t in texts for p in k.anr_phrases)
     crash_words = any(p in t for t in texts for p in k.crash_phrases)
@@ -263,6 +266,8 @@ def _extract(obs: Observation) -> list[Candidate]:
         if is_systemui(pkg):
             c = _make(obs, tree, r, "systemui", True, r)
             c.features["systemui_window"] = W_SYSTEMUI_WINDOW
+            if any(_dialog_like(obs.elements[j]) for j in members):
+                c.features["dialog_container"] = W_DIALOG  # a system dialog (alertTitle, buttonPanel)
             out.append(c)
             continue
         if r != main and not is_launcher(pkg):
@@ -359,8 +364,11 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
         list_parent = _list_ancestor(obs, j, root)
         controls.add(("list", list_parent) if list_parent is not None else j)
         x1, y1, x2, y2 = e.bounds
-        if (x2 - x1) >= 0.4 * w and y1 >= 0.55 * h and _is_forward(_label(obs, tree, j), g.forward, e.resource_id):
+        lab = _label(obs, tree, j)
+        if (x2 - x1) >= 0.4 * w and y1 >= 0.55 * h and _is_forward(lab, g.forward, e.resource_id):
             wide_forward = True
+        elif norm(lab) in g.skip:
+            wide_forward = True  # "Skip" anywhere: what onboarding pages offer
     if dots:
         controls.add("dots")
     if len(controls) > g.max_controls or not controls:
@@ -401,6 +409,7 @@ class GateKnowledge:
     max_controls: int
     id_hints: tuple[str, ...]
     forward: frozenset[str]
+    skip: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -408,7 +417,8 @@ def gates() -> GateKnowledge:
     data = builtin("gates")
     return GateKnowledge(max_controls=int(data.get("max_controls", 8)),
                          id_hints=tuple(str(v).lower() for v in data.get("id_hints") or []),
-                         forward=frozenset(norm(str(v)) for v in data.get("forward") or []))
+                         forward=frozenset(norm(str(v)) for v in data.get("forward") or []),
+                         skip=frozenset(norm(str(v)) for v in data.get("skip") or []))
 
 
 overlay_candidates = cached("overlays")(_extract)
