@@ -42,6 +42,7 @@ class Reply:
     completion_tokens: Optional[int] = None  # None = estimated from the content
     finish_reason: str = "stop"
     raw_body: Optional[bytes] = None  # send exactly these bytes instead of a completion
+    content_type: str = "application/json"
     hold_until: int = 0  # first wait until this many chat requests have arrived (concurrency tests) …
     hold_timeout_s: float = 5.0  # … but no longer than this
 
@@ -84,6 +85,11 @@ class Reply:
         """``reply`` sent only once ``n_requests`` chat requests have arrived (or after
         ``timeout_s``): proves requests were in flight together without timing them."""
         return dataclasses.replace(reply or cls.json({}), hold_until=n_requests, hold_timeout_s=timeout_s)
+
+    @classmethod
+    def body(cls, raw: bytes, content_type: str = "application/json", **kw: Any) -> "Reply":
+        """HTTP 200 with exactly these bytes (an HTML error page, a blank body, a broken JSON)."""
+        return cls(content=None, raw_body=raw, content_type=content_type, **kw)
 
     @classmethod
     def error(cls, status: int = 500, message: str = "internal server error", *,
@@ -281,14 +287,14 @@ class VLMTestServer:
                     return None
 
             def _send(self, rec: RecordedRequest, status: int, body: bytes,
-                      headers: Iterable[tuple[str, str]] = ()) -> None:
+                      headers: Iterable[tuple[str, str]] = (), content_type: str = "application/json") -> None:
                 # Stamped before writing: the client may act on the reply before this
                 # thread runs again, and tests read the record as soon as the call returns.
                 rec.status = status
                 rec.responded_at = time.monotonic()
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(body)))
                     for k, v in headers:
                         self.send_header(k, v)
@@ -319,7 +325,8 @@ class VLMTestServer:
                 if reply.delay_s > 0 and server._stopping.wait(reply.delay_s):
                     return  # server stopping: drop the connection
                 if reply.raw_body is not None or reply.status != 200:
-                    self._send(rec, reply.status, reply.raw_body or b"{}", reply.headers)
+                    self._send(rec, reply.status, b"{}" if reply.raw_body is None else reply.raw_body, reply.headers,
+                               reply.content_type)
                     return
                 self._send(rec, 200, json.dumps(_completion(rec, reply, server.model)).encode(), reply.headers)
 
