@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -170,6 +171,7 @@ class VLMTestServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._arrived = threading.Condition(self._lock)
+        self._connections: set[socket.socket] = set()  # open keep-alive connections, closed on stop()
         self._httpd = ThreadingHTTPServer((host, port), self._handler_class())
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
@@ -198,6 +200,12 @@ class VLMTestServer:
             self._httpd.shutdown()
             self._thread.join(timeout=5)
             self._thread = None
+        with self._lock:  # handlers waiting on an idle keep-alive connection end now, not when the client goes
+            for conn in list(self._connections):
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
         self._httpd.server_close()
 
     def __enter__(self) -> "VLMTestServer":
@@ -265,6 +273,16 @@ class VLMTestServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                with server._lock:
+                    server._connections.add(self.connection)
+
+            def finish(self) -> None:
+                with server._lock:
+                    server._connections.discard(self.connection)
+                super().finish()
 
             def log_message(self, fmt: str, *args: Any) -> None:  # route to loguru, quietly
                 logger.trace("vlm-test-server: " + fmt, *args)
