@@ -61,9 +61,13 @@ def compact_tree(obs: Observation, max_lines: int = TREE_LINES) -> str:
     ``[12] Button "Save" id="save" (x1,y1,x2,y2) clickable``. Texts, ids and packages
     are quoted (:func:`ttir.prompt_data.quote`): the app wrote them."""
     lines = []
+    hidden = 0
     foreground = obs.package
     for i, e in enumerate(obs.elements):
         if not _interesting(obs, i):
+            continue
+        if len(lines) >= max_lines:  # counted, not formatted: a dump can hold tens of thousands of nodes
+            hidden += 1
             continue
         parts = [f"[{i}]", name_token(e.class_name.rsplit(".", 1)[-1], 40) or "View"]
         if e.text:
@@ -84,8 +88,8 @@ def compact_tree(obs: Observation, max_lines: int = TREE_LINES) -> str:
         lines.append(" ".join(parts))
     if not lines:
         return "(the accessibility tree is empty)"
-    if len(lines) > max_lines:
-        lines = lines[:max_lines] + [f"… {len(lines) - max_lines} more elements not shown"]
+    if hidden:
+        lines.append(f"… {hidden} more elements not shown")
     return "\n".join(lines)
 
 

@@ -231,8 +231,9 @@ class _Core:
                     await self.judge.ajudge(ctx)  # fills ctx.cache; diagnose() below reuses it
                 f = d.diagnose(ctx)
             except Exception as exc:  # noqa: BLE001 - one failing diagnoser (or model) must not stop the others
-                self.report.errors.append({"step": self.t, "diagnoser": d.name, "error": f"{type(exc).__name__}: {exc}"})
-                self.event("diagnoser_error", diagnoser=d.name, error=f"{type(exc).__name__}: {exc}")
+                name = getattr(d, "name", type(d).__name__)
+                self.report.errors.append({"step": self.t, "diagnoser": name, "error": f"{type(exc).__name__}: {exc}"})
+                self.event("diagnoser_error", diagnoser=name, error=f"{type(exc).__name__}: {exc}")
                 if self.judge is not None:
                     self._account(self.judge.charge_failure(ctx))
                 f = d.rules(ctx)  # fall back to the free tier
