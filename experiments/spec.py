@@ -25,7 +25,7 @@ SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")  # one path component, n
 
 def _safe_name(what: str, v: str) -> str:
     if not SAFE_NAME.fullmatch(v):
-        raise ValueError(f"{what} {v!r} may only use letters, digits, '_', '.', '-' (and not start with '.')")
+        raise ValueError(f"{what} {short_repr(v)} may only use letters, digits, '_', '.', '-' (and not start with '.')")
     return v
 
 
@@ -68,17 +68,17 @@ class DeviceSpec(BaseModel):
     @model_validator(mode="after")
     def _check_serials(self) -> "DeviceSpec":
         if self.kind == "sim" and self.options:
-            raise ValueError(f"devices.options={self.options!r} applies to adb phones only (devices.kind='adb'); "
+            raise ValueError(f"devices.options={short_repr(self.options)} applies to adb phones only (devices.kind='adb'); "
                              "simulated phones take no options, so every executor runs the same phone")
         if self.serials is None:
             return self
         if self.kind != "adb":
-            raise ValueError(f"devices.serials={self.serials!r} needs devices.kind='adb' (got kind={self.kind!r})")
+            raise ValueError(f"devices.serials={short_repr(self.serials)} needs devices.kind='adb' (got kind={self.kind!r})")
         bad = [s for s in self.serials if not s or not s.strip()]
         if bad or not self.serials:
-            raise ValueError(f"devices.serials={self.serials!r}: expected a non-empty list of adb serials")
+            raise ValueError(f"devices.serials={short_repr(self.serials)}: expected a non-empty list of adb serials")
         if len(set(self.serials)) != len(self.serials):
-            raise ValueError(f"devices.serials={self.serials!r}: each phone may be listed once")
+            raise ValueError(f"devices.serials={short_repr(self.serials)}: each phone may be listed once")
         return self
 
 
@@ -211,10 +211,10 @@ class ExperimentSpec(BaseModel):
         for item in self.perturbations:
             if isinstance(item, dict):
                 if len(item) != 1:
-                    raise ValueError(f"perturbations: entry {item!r} must be a one-key mapping {{name: {{param: value}}}}")
+                    raise ValueError(f"perturbations: entry {short_repr(item)} must be a one-key mapping {{name: {{param: value}}}}")
                 (name, ov), = item.items()
                 if name not in REGISTRY:
-                    raise ValueError(f"perturbations: unknown perturbation {name!r}; known: {', '.join(REGISTRY)}")
+                    raise ValueError(f"perturbations: unknown perturbation {short_repr(name)}; known: {', '.join(REGISTRY)}")
                 add(name, dict(ov or {}))
             elif item == "clean":
                 add("clean", {})
@@ -234,7 +234,7 @@ class ExperimentSpec(BaseModel):
             elif item in REGISTRY:
                 add(item, {})
             else:
-                raise ValueError(f"perturbations: unknown entry {item!r}; use 'clean', 'all', 'androidreality', 'antrap', "
+                raise ValueError(f"perturbations: unknown entry {short_repr(item)}; use 'clean', 'all', 'androidreality', 'antrap', "
                                  f"a component ({', '.join(COMPONENTS)}) or one of: {', '.join(REGISTRY)}")
         return out
 
