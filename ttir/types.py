@@ -554,6 +554,20 @@ class CallableAgent:
         return as_step(self.fn(obs))
 
 
+class AsyncCallableAgent:
+    """Adapts a plain ``async def fn(obs) -> AgentStep | Action`` to the (async) Agent protocol."""
+
+    def __init__(self, fn: Callable[[Observation], Any]):
+        self.fn = fn
+        self.goal = ""
+
+    def reset(self, goal: str) -> None:
+        self.goal = goal
+
+    async def step(self, obs: Observation) -> AgentStep:
+        return as_step(await self.fn(obs))
+
+
 class _StepOnlyAgent:
     """Adds a no-op ``reset`` to an object that only has ``step``."""
 
@@ -577,7 +591,7 @@ def as_agent(obj: Any) -> Agent:
             return obj
         return _StepOnlyAgent(obj)
     if callable(obj):
-        return CallableAgent(obj)
+        return AsyncCallableAgent(obj) if is_async_agent(obj) else CallableAgent(obj)
     raise TypeError(
         f"agent={type(obj).__name__!r} is not an agent: expected an object with step(obs) "
         "(and reset(goal)) or a callable fn(obs) -> AgentStep | Action"
@@ -585,9 +599,9 @@ def as_agent(obj: Any) -> Agent:
 
 
 def is_async_agent(obj: Any) -> bool:
-    """True when the agent's ``step`` (or the callable itself) is a coroutine function."""
+    """True when the agent's ``step`` (or the callable itself, or its ``__call__``) is a coroutine function."""
     fn = getattr(obj, "step", obj)
-    return inspect.iscoroutinefunction(fn)
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
 
 __all__ = [
@@ -595,6 +609,7 @@ __all__ = [
     "Action",
     "Agent",
     "AgentStep",
+    "AsyncCallableAgent",
     "Bounds",
     "CallableAgent",
     "Observation",

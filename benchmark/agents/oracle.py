@@ -17,7 +17,8 @@ class OracleAgent(PlannerAgent):
     name = "oracle"
 
     def __init__(self, plan: Sequence[PlanStep], **overrides: Any):
-        super().__init__(plan, ORACLE.model_copy(update=overrides) if overrides else ORACLE)
+        # validated (model_copy(update=) would take a typo or a wrong type silently)
+        super().__init__(plan, PlannerParams.model_validate({**ORACLE.model_dump(), **overrides}) if overrides else ORACLE)
 
     @classmethod
     def for_task(cls, task: Any) -> "OracleAgent":
