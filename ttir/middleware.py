@@ -216,6 +216,10 @@ class _Core:
         record = {"step": self.t, **f.to_dict()}
         self.report.findings.append(record)
         self.event("finding", **{k: record[k] for k in ("diagnoser", "problem", "verdict", "tier", "confidence", "evidence")})
+        if f.uncertain and f.tier == "rules":
+            # the rule tier never acts on an uncertain verdict; the cascade would have asked the model here
+            logger.debug("ttir step {}: {} uncertain, no model asked ({}); not acting", self.t, d.name,
+                        "; ".join(f.evidence)[:200])
         return f
 
     async def finding(self, d: Any, ctx: Any) -> Any:
