@@ -239,3 +239,24 @@ def test_report_renders_runs_with_errors_and_without_pairs(tmp_path):
     html = render_viewer(run, m, tmp_path)
     data = json.loads(re.search(r'<script id="run-data" type="application/json">(.*?)</script>', html, re.S).group(1))
     assert [e["steps"] for e in data["episodes"]] == [[], []] and data["episodes"][0]["status"] == "error"
+
+
+def test_report_md_carries_no_live_html_from_agent_text(tmp_path):
+    """14.6: agent and app text reaches the failure table as text, never as markup a Markdown
+    renderer would run (HTML, links, images)."""
+    from experiments.report import compute_metrics
+    from experiments.reports.markdown import render_report
+    from metrics_support import action, rec, run_of, step, traj
+
+    evil = '<script>alert(1)</script><img src=x onerror=alert(2)> [x](javascript:alert(3)) | `x`'
+    r = rec(task="A", success=False, termination="budget", steps=3)
+    t = traj([step(i, action("input_text", x=5, y=5, text=evil), summary=evil) for i in range(3)])
+    m = compute_metrics(run_of([r, rec(task="A", perturbation="p<img src=x onerror=alert(4)>", fired=True)],
+                               {r["id"]: t}))
+    md = render_report(m, plot_paths=[], out_dir=tmp_path)
+    assert "stale-coordinate" in md and "&lt;script&gt;" in md  # the evidence is there, as text
+    for live in ("<script", "<img"):
+        assert live not in md, live
+    assert not re.search(r"(?<!\\)\]\(javascript:", md)  # a link only when its bracket is not escaped
+    failures = [ln for ln in md.splitlines() if ln.startswith("| A-i0__clean")]
+    assert failures and all(ln.count(" | ") == failures[0].count(" | ") for ln in failures)  # no cell split by `|`

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Optional
 from benchmark.episode import TERMINATIONS
 from experiments.metrics.attribution import CATEGORY_LABELS, CATEGORY_ORDER
 from experiments.metrics.episodes import LAYER_NAMES
+from experiments.reports.escape import markdown_text
 from experiments.reports.tables import md_table, num, pct, signed, signed_pct
 
 if TYPE_CHECKING:
@@ -273,16 +274,22 @@ def section_attribution(m: "RunMetrics", text: dict) -> str:
 
 
 def render_report(m: "RunMetrics", *, plot_paths: Optional[list[Path]], out_dir: Path,
-                  viewer: Optional[Path] = None) -> str:
+                  viewer: Optional[Path] = None, viewer_embedded: bool = False) -> str:
     text = _text()
     plots = plot_paths or []
-    head = [f"# Report: {m.run}\n",
-            f"Run directory: `{m.root}` — {m.episodes} episodes ({m.errors} raised), agents: "
-            + ", ".join(a.label for a in m.agents) + f"; guard modes: {', '.join(m.guards)}; "
-            + f"perturbations: {', '.join(m.perturbations)}.\n"]
+    esc = markdown_text  # names come from the spec and the records: text, never markup
+    head = [f"# Report: {esc(m.run)}\n",
+            f"Run directory: {esc(m.root)} — {m.episodes} episodes ({m.errors} raised), agents: "
+            + ", ".join(esc(a.label) for a in m.agents) + f"; guard modes: {esc(', '.join(m.guards))}; "
+            + f"perturbations: {esc(', '.join(m.perturbations))}.\n"]
     if viewer is not None:
+        from experiments.report import human_size
+
+        how = (f"one self-contained file of {human_size(viewer.stat().st_size)}, screenshots embedded: share it as is"
+               if viewer_embedded else "it loads the screenshots from episodes/; `ttir report --self-contained` "
+               "embeds them for sharing")
         head.append(f"Trajectory viewer: [{viewer.name}]({os.path.relpath(viewer, out_dir)}) (open it in a browser, "
-                    "works offline). Machine-readable numbers: metrics.json.\n")
+                    f"works offline; {how}). Machine-readable numbers: metrics.json.\n")
     if plot_paths is None:
         head.append(f"\n> {text['plots_skipped']}\n")
     parts = ["\n".join(head), section_agents(m, text), section_success(m, text), section_components(m, text),
