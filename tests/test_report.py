@@ -166,8 +166,8 @@ def test_plots_are_written_and_linked(tiny_run, tmp_path):
     paths = write_report(tiny_run, tmp_path, viewer=False)
     pngs = [p for p in paths if p.suffix == ".png"]
     names = {p.name for p in pngs}
-    assert {"fig4_failed_planner.png", "per_type_planner_off.png", "per_type_planner_rules.png",
-            "components_delta.png"} <= names
+    assert {"fig4_failed_planner.png", "per_type_planner.png", "components_delta.png"} <= names
+    assert not any(n.startswith("per_type_planner_") for n in names)  # guard off and on share one chart
     md = (tmp_path / "report.md").read_text(encoding="utf-8")
     for p in pngs:
         with Image.open(p) as img:

@@ -107,7 +107,8 @@
     root.querySelector(".ep-title").appendChild(document.createTextNode(ep.id));
     root.querySelector(".ep-goal").textContent = ep.goal || "";
     const fired = ep.fired === null || ep.fired === undefined ? null :
-      (ep.fired ? "perturbation fired at step " + ep.fired_step : "perturbation never fired (not reached)");
+      (ep.fired ? "perturbation fired" + (ep.fired_step === null || ep.fired_step === undefined ? "" : " at step " + ep.fired_step)
+        : "perturbation never fired (not reached)");
     root.querySelector(".ep-meta").textContent = [
       "agent " + agentLabel(ep.agent), "guard " + ep.guard, "perturbation " + ep.perturbation +
       " (" + ep.component + (ep.layer ? "/" + ep.layer : "") + ")", fired, "steps " + ep.steps_used + " / budget " + ep.budget,
