@@ -1,8 +1,7 @@
 """The reserved real screens: files kept for an independent evaluation, never in the corpus.
 
-The list (git blob id and sha256 per file) lives in ``../shared/reserved/real-screens.txt``
-beside the repository; ``reserved.txt`` here is a copy of it, so that the check also
-runs in a clone that has no ``shared/`` beside it. Both are read when both exist.
+The list (git blob id and sha256 per file) is ``reserved.txt`` in this folder: the
+repository reads nothing from outside itself, so the check runs the same in any clone.
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SHARED_LIST = HERE.parents[2] / "shared" / "reserved" / "real-screens.txt"
 LOCAL_LIST = HERE / "reserved.txt"
 
 
@@ -40,7 +38,7 @@ def parse_list(text: str) -> tuple[set[str], set[str]]:
 
 def load_reserved() -> Reserved:
     out = Reserved()
-    for path in (LOCAL_LIST, SHARED_LIST):
+    for path in (LOCAL_LIST,):
         if path.exists():
             blobs, shas = parse_list(path.read_text(encoding="utf-8"))
             out.blobs |= blobs
