@@ -72,6 +72,7 @@ class Attribution(BaseModel):
     step: Optional[int] = None
     reason: str
     matches: dict[str, str] = {}
+    termination: str = ""  # how the failed episode ended: done / infeasible / budget / error
 
 
 def find_stuck(steps: list[dict[str, Any]], episode_dir: Optional[Path] = None) -> Optional[tuple[int, int, str]]:
@@ -155,7 +156,7 @@ def attribute(rec: Record, traj: Optional[Trajectory], episode_dir: Optional[Pat
     """The category of one failed episode (see the module docstring)."""
     base = dict(id=rec["id"], agent=rec["agent"], agent_kind=str(rec.get("agent_kind", "?")),
                 guard=rec.get("guard", "off"), perturbation=perturbation_label(rec),
-                component=str(rec.get("component", "clean")))
+                component=str(rec.get("component", "clean")), termination=termination_of(rec))
     if succeeded(rec):
         raise ValueError(f"record {rec['id']!r}: success=True; only failed episodes are attributed")
     if rec.get("status") == "error" or traj is None:

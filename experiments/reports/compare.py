@@ -24,7 +24,7 @@ Flat = dict[tuple, dict[str, Value]]
 # section -> (title, key columns, [(metric, header, kind)]) ; kind: pct | num | int
 SECTIONS: list[tuple[str, str, list[str], list[tuple[str, str, str]]]] = [
     ("success", "Success rate per setting", ["agent", "guard", "perturbation"],
-     [("sr", "SR %", "pct"), ("episodes", "episodes", "int")]),
+     [("sr", "SR %", "pct"), ("episodes", "episodes scored", "int"), ("verified_not_done", "verified, not done", "int")]),
     ("components", "Robustness by component (Table 2) and AnTrap layer", ["agent", "guard", "group"],
      [("pert_sr", "Pert. SR %", "pct"), ("delta_c", "Δc (points)", "pct"), ("delta_step", "Δstep", "num"),
       ("rsr", "RSR %", "pct")]),
@@ -60,7 +60,8 @@ def flatten(m: "RunMetrics", drop_guard: bool = False) -> dict[str, Flat]:
 
     out: dict[str, Flat] = {name: {} for name, *_ in SECTIONS}
     for r in m.success:
-        out["success"][(ag(r.agent), g(r.guard), r.perturbation)] = {"sr": r.success_rate, "episodes": r.episodes}
+        out["success"][(ag(r.agent), g(r.guard), r.perturbation)] = {
+            "sr": r.success_rate, "episodes": r.scored, "verified_not_done": r.verified_not_done}
     for rows, prefix in ((m.components, ""), (m.layers, "AnTrap ")):
         for row in rows:
             for c in row.cells:

@@ -259,8 +259,8 @@ def section_attribution(m: "RunMetrics", text: dict) -> str:
     for comp in dict.fromkeys(a.component for a in failed):
         sub = [a for a in failed if a.component == comp]
         by_comp.append([comp, len(sub)] + [sum(a.category == c for a in sub) for c in CATEGORY_ORDER])
-    listing = [[a.id, m.label(a.agent), a.guard, a.perturbation, CATEGORY_LABELS[a.category],
-                "" if a.step is None else a.step, a.reason] for a in failed[:ATTRIBUTION_LIST_MAX]]
+    listing = [[a.id, m.label(a.agent), a.guard, a.perturbation, a.termination, CATEGORY_LABELS[a.category], "" if a.step is None else a.step, a.reason]
+               for a in failed[:ATTRIBUTION_LIST_MAX]]
     more = len(failed) - len(listing)
     cats = [CATEGORY_LABELS[c] for c in CATEGORY_ORDER]
     return ("## Error attribution (the paper's four categories)\n\n" + text["sections"]["attribution"] + "\n\n"
@@ -268,8 +268,8 @@ def section_attribution(m: "RunMetrics", text: dict) -> str:
                if failed else "_No failed episodes._\n")
             + ("\nBy perturbation component:\n\n" + md_table(["component", "failed"] + cats, by_comp) if failed else "")
             + ("\n<details><summary>Every failed episode</summary>\n\n"
-               + md_table(["episode", "agent", "guard", "perturbation", "category", "step", "evidence"], listing,
-                          "lllllrl")
+               + md_table(["episode", "agent", "guard", "perturbation", "ended", "category", "step", "evidence"],
+                          listing, "llllllrl")
                + (f"\n… and {more} more in metrics.json.\n" if more > 0 else "") + "\n</details>\n" if failed else ""))
 
 
