@@ -55,7 +55,7 @@ def verified(rec: Record) -> bool:
 def succeeded(rec: Record) -> bool:
     """Done-gated success (AndroidWorld): verified AND ended by the agent (benchmark.episode.gated_success).
     An episode that raised counts as a failure (the paper counts null runs as failures)."""
-    return verified(rec) and gated_success(True, termination_of(rec))
+    return gated_success(verified(rec), termination_of(rec))
 
 
 def verified_not_done(rec: Record) -> bool:

@@ -35,8 +35,8 @@ from pydantic import BaseModel, Field
 
 from benchmark.episode import TERMINATIONS
 from experiments.metrics.episodes import (COMPONENT_ORDER, GUARD_ORDER, LAYER_ORDER, Record, fired, group_by, is_clean,
-                                          make_pairs, mean, ordered, pair_key, perturbation_label, reached, succeeded,
-                                          termination_of, verified_not_done)
+                                          make_pairs, mean, not_reached, ordered, pair_key, perturbation_label, reached,
+                                          succeeded, termination_of, verified_not_done)
 
 
 class SuccessRow(BaseModel):
@@ -120,7 +120,7 @@ def success_rates(records: Iterable[Record]) -> list[SuccessRow]:
             verified_not_done=sum(verified_not_done(r) for r in scored),
             errors=sum(r.get("status") == "error" for r in rs), success_rate=succ / len(scored) if scored else None,
             mean_steps=mean(ok_steps), terminations={t: ends.count(t) for t in TERMINATIONS if t in ends},
-            not_reached=[r["id"] for r in rs if not fired(r)]))
+            not_reached=[r["id"] for r in not_reached(rs)]))
     return out
 
 
@@ -136,17 +136,17 @@ def _sorted_groups(groups: dict, recs: list[Record]) -> list:
     return sorted(groups.items(), key=rank)
 
 
-def delta_cell(group: str, pairs: list[tuple[Record, Record]], not_reached: int = 0) -> DeltaCell:
+def delta_cell(group: str, pairs: list[tuple[Record, Record]], unreached: int = 0) -> DeltaCell:
     """Δc, Δstep and RSR over (perturbed, clean) pairs (``make_pairs``: the perturbation fired)."""
     if not pairs:
-        return DeltaCell(group=group, pairs=0, not_reached=not_reached)
+        return DeltaCell(group=group, pairs=0, not_reached=unreached)
     clean_sr = sum(succeeded(c) for _, c in pairs) / len(pairs)
     pert_sr = sum(succeeded(p) for p, _ in pairs) / len(pairs)
     both = [(p, c) for p, c in pairs if succeeded(p) and succeeded(c)]
     diffs = [p["steps"] - c["steps"] for p, c in both if p.get("steps") is not None and c.get("steps") is not None]
     solved_clean = sum(succeeded(c) for _, c in pairs)
-    return DeltaCell(group=group, pairs=len(pairs), not_reached=not_reached, clean_sr=clean_sr, pert_sr=pert_sr, delta_c=clean_sr - pert_sr,
-                     delta_step=mean(diffs), step_pairs=len(diffs), solved_clean=solved_clean,
+    return DeltaCell(group=group, pairs=len(pairs), not_reached=unreached, clean_sr=clean_sr, pert_sr=pert_sr,
+                     delta_c=clean_sr - pert_sr, delta_step=mean(diffs), step_pairs=len(diffs), solved_clean=solved_clean,
                      still_solved=len(both), rsr=(len(both) / solved_clean) if solved_clean else None)
 
 
