@@ -72,6 +72,7 @@ class PlanStep(BaseModel):
     value: Optional[float] = None
     direction: Optional[Literal["up", "down"]] = None
     optional: bool = False  # skipped when its target is not on screen (e.g. an AM/PM toggle only 12-hour clocks show)
+    silent: bool = False  # the app shows nothing when it works (Markor's Save writes the file without feedback)
 
     def describe(self) -> str:
         k, t = self.kind, self.target.describe() if self.target else ""
@@ -100,8 +101,8 @@ def T(text: Optional[str] = None, *, id: Optional[str] = None, desc: Optional[st
     return Target(text=text, id=id, desc=desc, contains=contains, nth=nth, editable=editable)
 
 
-def tap(target: Target | str, *, optional: bool = False) -> PlanStep:
-    return PlanStep(kind="tap", target=_t(target), optional=optional)
+def tap(target: Target | str, *, optional: bool = False, silent: bool = False) -> PlanStep:
+    return PlanStep(kind="tap", target=_t(target), optional=optional, silent=silent)
 
 
 def long_press(target: Target | str) -> PlanStep:

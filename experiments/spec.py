@@ -104,7 +104,9 @@ class ExperimentSpec(BaseModel):
     budget_multiplier: float = Field(20.0, gt=0, description="Step budget = multiplier x reference_steps (paper: 20).")
     trap_budget_factor: float = Field(1.15, ge=1.0, description="AnTrap extends the budget for trap episodes (x1.15).")
     workers: int = Field(2, ge=1, description="Worker processes (one device each).")
-    screenshots: Literal["all", "failures", "none"] = Field("failures", description="Which episodes keep step screenshots.")
+    screenshots: Literal["all", "failures", "none"] = Field(
+        "failures", description="Which episodes keep step screenshots: all; failures (failed episodes and those in "
+                                "which the guard opened a recovery session or blocked a claim); none.")
     screenshot_width: int = Field(360, ge=64, description="Saved screenshots are downscaled to this width.")
     save_xml: bool = Field(False, description="Also keep every step's uiautomator dump and the harness's per-step ground truth (needed by `ttir tune build`).")
     devices: DeviceSpec = Field(default_factory=DeviceSpec, description="sim (default) or adb phones; see DeviceSpec.")

@@ -51,6 +51,20 @@ class PerturbationContext:
         self.raw_history: list[Observation] = []
         self.shown: Optional[Observation] = None  # the last observation given to the agent
         self.state: dict[str, Any] = {}  # per-episode scratch space for hooks
+        self._reference_length: Optional[int] = None
+
+    @property
+    def reference_length(self) -> Optional[int]:
+        """Actions in the task's reference solution (at most its reference_steps), None without a task."""
+        if self._reference_length is None and self.task is not None:
+            steps = getattr(self.task, "reference_steps", None)
+            try:
+                plan = len(self.task.reference_solution())
+            except Exception:  # noqa: BLE001 - a task without a plan: its declared length
+                plan = steps
+            lengths = [n for n in (steps, plan) if n]
+            self._reference_length = min(lengths) if lengths else None
+        return self._reference_length
 
     @property
     def overlays(self) -> OverlayManager:

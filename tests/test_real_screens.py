@@ -12,7 +12,7 @@ import pytest
 from diagnosers import ActionEffectDiagnoser, DiagnosisContext, InterferenceDiagnoser
 from experiments.real_screens.corpus import CORPUS_DIR, load_corpus, load_splits
 from experiments.real_screens.evaluate import WaitOnlyAgent, classify, evaluate, summarize, tapped_names
-from experiments.real_screens.reserved import SHARED_LIST, load_reserved, parse_list
+from experiments.real_screens.reserved import LOCAL_LIST, extra_list, load_reserved, parse_list
 from ttir import guard
 from ttir.types import Action, AgentStep, StepRecord
 
@@ -63,9 +63,10 @@ def test_no_reserved_file_is_in_the_corpus():
     assert reserved.blobs and reserved.sha256s
     for m in rows("manifest.jsonl"):
         assert not reserved.is_reserved(m["blob"], m["sha256"]), m["file"]
-    if SHARED_LIST.exists():  # the in-repository copy of the list is complete
-        blobs, shas = parse_list(SHARED_LIST.read_text(encoding="utf-8"))
-        local = parse_list((CORPUS_DIR / "reserved.txt").read_text(encoding="utf-8"))
+    extra = extra_list()
+    if extra is not None and extra.exists():  # the in-repository copy of the list is complete
+        blobs, shas = parse_list(extra.read_text(encoding="utf-8"))
+        local = parse_list(LOCAL_LIST.read_text(encoding="utf-8"))
         assert blobs <= local[0] and shas <= local[1]
 
 

@@ -39,7 +39,7 @@ def test_vlm_agent_plays_a_task_from_model_replies(vlm_server):
     vlm_server.responder = responder
     agent = VLMAgent(VLMClient(vlm_server.config()))
     result = run_episode(device, task, agent)
-    assert result.success and result.termination == "complete"
+    assert result.success and result.termination == "done"
     reqs = vlm_server.completions()
     assert len(reqs) == agent.stats.calls == len(result.trajectory)
     assert all(r.images for r in reqs)  # the screenshot went along

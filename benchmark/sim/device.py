@@ -71,7 +71,7 @@ class _Stores:
 
 
 class SimDevice:
-    """The embedded default device. See DESIGN.md § Device protocol."""
+    """The embedded default device. See docs/architecture.md § Device protocol."""
 
     def __init__(
         self,

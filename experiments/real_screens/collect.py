@@ -6,8 +6,8 @@ Scans every blob reachable from any ref of ``GIT_DIR`` (a bare snapshot is fine)
 keeps the ones that are uiautomator dumps or Appium page sources, and writes each
 unchanged to ``STAGING_DIR/files/OWNER+NAME/`` with one manifest row (repository,
 path, a commit holding it, blob id, sha256, licence where the repository states
-one). Files on the reserved list (``../shared/reserved/real-screens.txt``, blob id
-and sha256) are never written; files already in the corpus or in any staging
+one). Files on the reserved list (``reserved.txt`` here, blob id and sha256) are
+never written; files already in the corpus or in any staging
 directory next to ``STAGING_DIR`` are skipped by sha256.
 
 No diagnoser is imported: collecting and labelling come before any rule sees a file.
