@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Iterator, Optional
 
-from experiments.real_screens.reserved import Reserved, load_reserved
+from experiments.real_screens.reserved import Reserved, load_reserved, rejection
 
 CORPUS_DIR = Path(__file__).resolve().parent
 SUFFIXES = (".xml", ".uix", ".txt", ".html", ".source", "")
@@ -143,11 +143,9 @@ def collect(git_dir: Path, repo: str, staging: Path, reserved: Reserved) -> dict
             continue
         counts["dumps"] += 1
         sha = hashlib.sha256(data).hexdigest()
-        if reserved.is_reserved(blob, sha):
-            counts["reserved"] += 1
-            continue
-        if sha in have:
-            counts["duplicate"] += 1
+        why = rejection(blob, sha, reserved, have)
+        if why is not None:
+            counts[why] += 1
             continue
         commit = _commit_holding(git_dir, blob, path)
         if commit is None:

@@ -8,6 +8,7 @@ A newer list handed out by whoever keeps the evaluation can be added with the
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,20 @@ class Reserved:
 
     def is_reserved(self, blob: str, sha256: str) -> bool:
         return blob in self.blobs or sha256 in self.sha256s
+
+
+def git_blob_id(data: bytes) -> str:
+    """What ``git hash-object`` prints for these bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def rejection(blob: str, sha256: str, reserved: Reserved, have: set[str]) -> Optional[str]:
+    """Why a candidate file cannot join the corpus ('reserved', 'duplicate'), or None."""
+    if reserved.is_reserved(blob, sha256):
+        return "reserved"
+    if sha256 in have:
+        return "duplicate"
+    return None
 
 
 def parse_list(text: str) -> tuple[set[str], set[str]]:
