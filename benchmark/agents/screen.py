@@ -6,12 +6,12 @@ from __future__ import annotations
 import hashlib
 from typing import Optional
 
+from benchmark.plan import KEYBOARD_PACKAGE_HINT as KEYBOARD_HINT
 from benchmark.plan import Target
 from ttir.lexicon import dismiss_rank, label, role_of
 from ttir.obs_cache import ObservationCache
 from ttir.types import Observation, UIElement
 
-KEYBOARD_HINT = "inputmethod"
 LOADING_WORDS = ("loading", "please wait", "checking for updates", "connecting", "downloading")
 
 
@@ -47,13 +47,20 @@ def labels(obs: Observation) -> set[str]:
 
 
 def keyboard_open(obs: Observation) -> bool:
-    return any(KEYBOARD_HINT in e.package for e in obs.elements)
+    return any(is_keyboard(e) for e in obs.elements)
+
+
+def is_keyboard(e: UIElement) -> bool:
+    """A node of the soft keyboard's window (its keys are never a screen's buttons)."""
+    return KEYBOARD_HINT in e.package
 
 
 def buttons(obs: Observation) -> list[UIElement]:
     """Labelled touch targets, leaving out the home screen's app icons (an icon named
-    "Settings" is not an interruption's button)."""
-    return [e for e in obs.elements if e.clickable and e.enabled and e.area > 0 and label(e) and "launcher" not in e.package]
+    "Settings" is not an interruption's button) and the keyboard's keys (an "x" key is
+    not a close button)."""
+    return [e for e in obs.elements if e.clickable and e.enabled and e.area > 0 and label(e)
+            and "launcher" not in e.package and not is_keyboard(e)]
 
 
 def dismiss_buttons(obs: Observation) -> list[UIElement]:

@@ -343,9 +343,10 @@ class ClockApp(App):
         body: list[Widget] = [
             text("Enter time", id="header_title", size=14, color="muted"),
             row(
-                field_("picker_hour", "Hour", id="material_hour_text_input", size=28, weight=1),
+                field_("picker_hour", "Hour", id="material_hour_text_input", size=28, weight=1, input_type="number"),
                 text(":", size=28),
-                field_("picker_minute", "Minute", id="material_minute_text_input", size=28, weight=1),
+                field_("picker_minute", "Minute", id="material_minute_text_input", size=28, weight=1,
+                       input_type="number"),
                 gap=8,
             ),
         ]

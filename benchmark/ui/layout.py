@@ -70,13 +70,16 @@ def intrinsic_width(w: Widget, m: Metrics, avail: int) -> int:
         return min(avail, m.dp(40) + text_width(w.text, px) + m.dp(8))
     if k == "spacer":
         return m.dp(_style(w, "w", 0))
+    if k in ("column", "card", "row", "top_bar") and w.style.get("w") is not None:
+        return min(avail, m.dp(w.style["w"]))  # an explicit width (the gesture pill)
     if k in ("column", "card", "row", "top_bar"):
         pad = m.dp(_style(w, "pad", 0))
         if k == "row" or k == "top_bar":
             gap = m.dp(_style(w, "gap", 8))
             total = sum(intrinsic_width(c, m, avail) for c in w.children) + gap * max(0, len(w.children) - 1)
-        else:
-            total = max((intrinsic_width(c, m, avail) for c in w.children), default=0)
+            hpad = m.dp(w.style["hpad"]) if w.style.get("hpad") is not None else pad
+            return min(avail, total + 2 * hpad)
+        total = max((intrinsic_width(c, m, avail) for c in w.children), default=0)
         return min(avail, total + 2 * pad)
     return avail
 
@@ -110,7 +113,7 @@ def lay(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
         else:
             lines = wrap(shown, px, inner, 1)
             n = 1
-        h = n * line_height(px) + m.dp(32)
+        h = n * line_height(px) + m.dp(16 if _style(w, "pill", False) else 32)
         if _style(w, "label_space", False):
             h += line_height(m.sp(12))  # a filled field keeps room for its floating label
         return Node(w, (x, y, x + width, y + h), lines=lines, font_px=px)
@@ -135,6 +138,8 @@ def lay(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
         return Node(w, (x, y, x + int(width * frac), y + m.dp(_style(w, "h", 20))))
     if k == "row" or k == "top_bar":
         return _lay_row(w, m, x, y, width)
+    if k == "key":
+        return _lay_key(w, m, x, y, width)
     if k == "grid":
         return _lay_grid(w, m, x, y, width)
     if k == "scroll":
@@ -145,10 +150,11 @@ def lay(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
 
 def _lay_column(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
     pad = m.dp(_style(w, "pad", 0))
+    hpad = m.dp(w.style["hpad"]) if w.style.get("hpad") is not None else pad  # horizontal padding, if it differs
     gap = m.dp(_style(w, "gap", 0))
     margin = m.dp(_style(w, "margin", 0))
     x0, width0 = x + margin, width - 2 * margin
-    inner_w = max(1, width0 - 2 * pad)
+    inner_w = max(1, width0 - 2 * hpad)
     cy = y + margin + pad
     align = _style(w, "align", "start")
     kids: list[Node] = []
@@ -157,9 +163,9 @@ def _lay_column(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
             cy += gap
         if c.kind in _INTRINSIC_IN_COLUMN and not _style(c, "fill", False):
             cw = intrinsic_width(c, m, inner_w)
-            cx = x0 + pad + (inner_w - cw if align == "end" else (inner_w - cw) // 2 if align == "center" else 0)
+            cx = x0 + hpad + (inner_w - cw if align == "end" else (inner_w - cw) // 2 if align == "center" else 0)
         else:
-            cw, cx = inner_w, x0 + pad
+            cw, cx = inner_w, x0 + hpad
         n = lay(c, m, cx, cy, cw)
         kids.append(n)
         cy = n.bounds[3]
@@ -170,8 +176,9 @@ def _lay_column(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
 
 def _lay_row(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
     pad = m.dp(_style(w, "pad", 0))
+    hpad = m.dp(w.style["hpad"]) if w.style.get("hpad") is not None else pad  # horizontal padding, if it differs
     gap = m.dp(_style(w, "gap", 8))
-    inner_w = max(1, width - 2 * pad)
+    inner_w = max(1, width - 2 * hpad)
     n = len(w.children)
     fixed = [0] * n
     weights = [float(_style(c, "weight", 0)) for c in w.children]
@@ -186,10 +193,11 @@ def _lay_row(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
         scale = max(0.1, (inner_w - total_gap) / max(1, sum(fixed)))
         fixed = [int(f * scale) for f in fixed]
         free = 0
-    widths = [fixed[i] if not weights[i] else max(m.dp(24), int(max(0, free) * weights[i] / wsum)) for i in range(n)]
+    floor = [0 if c.kind == "spacer" else m.dp(24) for c in w.children]  # a weighted control keeps a usable width
+    widths = [fixed[i] if not weights[i] else max(floor[i], int(max(0, free) * weights[i] / wsum)) for i in range(n)]
     justify = _style(w, "justify", "start")
     used = sum(widths) + total_gap
-    cx = x + pad
+    cx = x + hpad
     if justify == "end":
         cx += max(0, inner_w - used)
     elif justify == "center":
@@ -205,6 +213,34 @@ def _lay_row(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
             kh = k.bounds[3] - k.bounds[1]
             _shift(k, 0, (y + (h - kh) // 2) - k.bounds[1])
     return Node(w, (x, y, x + width, y + h), children=kids)
+
+
+def _lay_key(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
+    """A key cap: the label (or icon) centred, a subtitle under it, a hint in the corner."""
+    h = m.dp(_style(w, "h", 48))
+    node = Node(w, (x, y, x + width, y + h))
+    has_sub = any(c.style.get("slot") == "subtitle" for c in w.children)
+    for c in w.children:
+        slot = c.style.get("slot")
+        if c.kind == "image":
+            s = m.dp(_style(c, "box", 24))
+            cx, cy = x + width // 2, y + h // 2
+            node.children.append(Node(c, (cx - s // 2, cy - s // 2, cx + s // 2, cy + s // 2)))
+            continue
+        px = m.sp(_style(c, "size", 16))
+        tw, lh = text_width(c.text, px) + 1, line_height(px)
+        if slot == "hint":
+            x2, y1 = x + width - m.dp(4), y + m.dp(2)
+            box = (x2 - tw, y1, x2, y1 + lh)
+        elif slot == "subtitle":
+            cx, y1 = x + width // 2, y + h // 2 + m.dp(2)
+            box = (cx - tw // 2, y1, cx - tw // 2 + tw, y1 + lh)
+        else:
+            cx = x + width // 2
+            cy = y + h // 2 - (m.dp(8) if has_sub else 0)
+            box = (cx - tw // 2, cy - lh // 2, cx - tw // 2 + tw, cy - lh // 2 + lh)
+        node.children.append(Node(c, box, lines=(c.text,), font_px=px))
+    return node
 
 
 def _lay_grid(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 
 from PIL import ImageFont
 
@@ -34,15 +36,40 @@ class Metrics:
         return self.width / self.px_per_dp
 
 
-@lru_cache(maxsize=256)
-def font(px: int, bold: bool = False) -> ImageFont.FreeTypeFont:
-    """Pillow's bundled scalable font at ``px`` pixels (bold is drawn with a stroke)."""
-    return ImageFont.load_default(size=max(4, int(px)))
+# Android's UI font and its fallback for the scripts it lacks (subsets: benchmark/ui/fontbuild.py)
+UI_FONT = "Roboto-Regular.ttf"
+FALLBACK_FONT = "DroidSansFallback-subset.ttf"
+
+
+@lru_cache(maxsize=1)
+def _coverage() -> frozenset[int]:
+    """The code points the UI font holds."""
+    data = json.loads(resources.files("benchmark.ui").joinpath("fonts/coverage.json").read_text(encoding="utf-8"))
+    return frozenset(p for a, b in data[UI_FONT] for p in range(a, b + 1))
+
+
+@lru_cache(maxsize=512)
+def _face(name: str, px: int) -> ImageFont.FreeTypeFont:
+    path = resources.files("benchmark.ui").joinpath(f"fonts/{name}")
+    return ImageFont.truetype(str(path), size=max(4, int(px)))
+
+
+@lru_cache(maxsize=32768)
+def needs_fallback(value: str) -> bool:
+    """Whether ``value`` has a character the UI font lacks (Chinese, arrows)."""
+    cover = _coverage()
+    return any(ord(c) not in cover for c in value if c not in "\n\t")
+
+
+def font(px: int, value: str = "") -> ImageFont.FreeTypeFont:
+    """The font that draws ``value`` at ``px`` pixels: Roboto, or the fallback when the
+    string holds a character Roboto lacks (bold is drawn with a stroke)."""
+    return _face(FALLBACK_FONT if value and needs_fallback(value) else UI_FONT, px)
 
 
 @lru_cache(maxsize=65536)
 def text_width(value: str, px: int) -> int:
-    return int(round(font(px).getlength(value)))
+    return int(round(font(px, value).getlength(value)))
 
 
 def line_height(px: int) -> int:
@@ -77,8 +104,17 @@ def wrap(value: str, px: int, max_width: int, max_lines: int = 0) -> tuple[str, 
             ln = ln[cut:]
         out.append(ln)
     if max_lines and len(out) > max_lines:
-        last = out[max_lines - 1]
-        while last and text_width(last + "…", px) > max_width:
-            last = last[:-1]
-        out = out[: max_lines - 1] + [last + "…"]
+        # Android's end ellipsis (TextUtils.TruncateAt.END): the last line keeps as much of
+        # the rest as fits, cut by character, then "…"
+        rest = " ".join(out[max_lines - 1:])
+        if text_width(rest + "…", px) > max_width:
+            lo, hi = 0, len(rest)
+            while lo < hi:  # the longest prefix that fits with the ellipsis
+                mid = (lo + hi + 1) // 2
+                if text_width(rest[:mid].rstrip() + "…", px) <= max_width:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            rest = rest[:lo].rstrip()
+        out = out[: max_lines - 1] + [rest + "…"]
     return tuple(out)

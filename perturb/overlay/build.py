@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from benchmark.ui.widgets import Widget, button, checkbox, column, field_, icon_button, image, radio, row, text
+from benchmark.ui.widgets import Widget, button, checkbox, column, field_, icon_button, image, radio, row, text, title_inset
 from perturb.overlay.spec import ButtonSpec, PageSpec, Style
 
 # default resource ids per style: what the real framework / apps report
@@ -199,6 +199,8 @@ def card_parts(page: PageSpec, st: PageState, style: Style, ctl: Controls,
         # with a title the close / up button leads the bar; an ad's bare close button sits top-right
         close = make_button(page.close_button, page, st, style, ctl)
         bar_kids.insert(0, close) if page.header else bar_kids.append(close)
+    if not (page.close_button is not None and page.header):
+        bar_kids.insert(0, title_inset())  # the headline 16 dp from the edge
     head = [Widget("top_bar", id="toolbar", children=bar_kids, style={"pad": 4, "gap": 4, "min_h": 64, "align": "center"})]
     body = _icon(page, ids, 56 if compact else 112, hero=True) + _title(page, ids, 26, center=bool(page.icon)) + body_widgets(page, st, style, ctl)
     foot = _buttons(page, st, style, ctl, ids["buttons"])
