@@ -468,6 +468,7 @@ class SimDevice:
                 p.d.rectangle(win.root.bounds, fill=img.getpixel(_beside(win.root.bounds, frame.size)))
             if win.bg:
                 p.d.rectangle(win.root.bounds, fill=p.c(win.bg))
+                on_wallpaper = False  # an opaque window (the shade) now shows through the bars
             p.node(win.root)
         if self._toast:
             draw_toast(img, frame.metrics, self._toast, frame.area[3])

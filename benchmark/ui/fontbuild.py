@@ -35,7 +35,7 @@ FALLBACK_OUT = "DroidSansFallback-subset.ttf"
 # symbols, mathematical operators (what of them Roboto has)
 ROBOTO_RANGES = ((0x20, 0x7E), (0xA0, 0x24F), (0x370, 0x3FF), (0x2000, 0x206F), (0x20A0, 0x20CF), (0x2100, 0x214F),
                  (0x2200, 0x22FF))
-# always in the fallback: arrows, check marks, circled digits, CJK punctuation, full-width forms
+# always in the fallback: arrows, circled digits, check marks, CJK punctuation, full-width forms
 FALLBACK_RANGES = ((0x2190, 0x21FF), (0x2460, 0x2473), (0x2713, 0x2718), (0x3000, 0x303F), (0xFF01, 0xFF5E))
 
 

@@ -338,7 +338,7 @@ def lay_screen(screen: Screen, m: Metrics, area: Box, state: dict[str, Any], roo
         fab.meta["fab"] = True
         rnode.children.append(fab)
     if screen.dialog is not None:
-        rnode.children.append(lay_dialog(screen.dialog, m, (x0, y0, x1, y1)))
+        rnode.children.append(lay_dialog(screen.dialog, m, (x0, y0, x1, y1), anchor_y=top_y))
     return rnode
 
 
@@ -364,8 +364,9 @@ def lay_scroll(w: Widget, m: Metrics, viewport: Box, state: dict[str, Any]) -> N
     return node
 
 
-def lay_dialog(w: Widget, m: Metrics, area: Box) -> Node:
-    """A dialog card placed in ``area``: centred, bottom sheet, full screen or banner."""
+def lay_dialog(w: Widget, m: Metrics, area: Box, anchor_y: Optional[int] = None) -> Node:
+    """A dialog card placed in ``area``: centred, bottom sheet, full screen, banner, or an
+    overflow menu dropping from under the top bar's ⋮ (``anchor_y``: the bar's bottom)."""
     x0, y0, x1, y1 = area
     width = x1 - x0
     placement = _style(w, "placement", "center")
@@ -380,10 +381,11 @@ def lay_dialog(w: Widget, m: Metrics, area: Box) -> Node:
         margin = m.dp(8)
         node = lay(w, m, x0 + margin, y0 + margin, width - 2 * margin)
     elif placement == "menu":
-        # a popup menu anchored at the top-right overflow button, as Android's PopupMenu
+        # a popup menu anchored under the top-right overflow button, as Android's PopupMenu
         margin = m.dp(8)
         dw = min(width - 2 * margin, m.dp(_style(w, "max_w", 280)))
-        node = lay(w, m, x1 - margin - dw, y0 + margin, dw)
+        top = anchor_y - m.dp(4) if anchor_y is not None and anchor_y > y0 else y0 + margin
+        node = lay(w, m, x1 - margin - dw, top, dw)
     else:
         dw = min(width - m.dp(48), m.dp(_style(w, "max_w", 560)))
         node = lay(w, m, x0 + (width - dw) // 2, 0, dw)

@@ -226,7 +226,10 @@ class Painter:
             d.rounded_rectangle((x1, y1, x2, y2 + r), radius=r, fill=bg)
             d.rounded_rectangle(((x1 + x2) // 2 - m.dp(16), y1 + m.dp(10), (x1 + x2) // 2 + m.dp(16), y1 + m.dp(14)), radius=m.dp(2), fill=self.c("outline"))
         else:
-            d.rounded_rectangle(n.bounds, radius=m.dp(st.get("radius", 28 if placement == "center" else 16)), fill=bg,
+            radius = m.dp(st.get("radius", 28 if placement == "center" else 16))
+            if placement == "menu":  # a menu floats at elevation 3: a soft shadow under it
+                drop_shadow(self.img, n.bounds, radius, m.dp(6))
+            d.rounded_rectangle(n.bounds, radius=radius, fill=bg,
                                 outline=self.c("divider") if placement == "top" else None, width=2 if placement == "top" else 0)
 
     def button(self, n: Node) -> None:
@@ -262,9 +265,12 @@ class Painter:
         focused = bool(w.state.get("focused"))
         x1, y1, x2, y2 = n.bounds
         pill = bool(w.style.get("pill"))
+        plain = bool(w.style.get("plain"))
         if pill:  # a search / address pill: filled, no outline, no floating label
             d.rounded_rectangle(n.bounds, radius=(y2 - y1) // 2, fill=self.c("surface2"),
                                 outline=self.c("accent") if focused else None, width=max(2, m.dp(1)) if focused else 0)
+        elif plain:  # a full-screen editor: text straight on the page
+            pass
         else:
             d.rounded_rectangle(n.bounds, radius=m.dp(4), fill=self.c("field_bg"),
                                 outline=self.c("accent" if focused else "outline"), width=m.dp(2) if focused else max(2, m.dp(1)))
@@ -272,10 +278,12 @@ class Painter:
         vpad = m.dp(8) if pill else pad
         top = line_height(m.sp(12)) // 2 if w.style.get("label_space") else 0  # room kept for the floating label
         inner = (x1 + pad, y1 + vpad + top, x2 - pad, y2 - vpad)
-        if w.text:
+        if w.text and w.style.get("highlight") == "markdown":
+            self.markdown_lines(n.lines, n.font_px, inner)
+        elif w.text:
             shown = tuple("•" * len(ln) for ln in n.lines) if w.state.get("password") else n.lines
             self.text_lines(shown, n.font_px, inner, self.c("text"))
-            if w.hint and not pill:
+            if w.hint and not pill and not plain:
                 # floating label on the outline
                 lp = max(8, int(n.font_px * 0.72))
                 lw = text_width(w.hint, lp)
@@ -289,6 +297,24 @@ class Painter:
             cx = inner[0] + text_width(last, n.font_px) + 2
             ly = inner[1] + (len(n.lines) - 1 if w.text else 0) * line_height(n.font_px)
             d.line([(cx, ly), (cx, ly + line_height(n.font_px))], fill=self.c("accent"), width=max(2, m.dp(1)))
+
+    def markdown_lines(self, lines: tuple[str, ...], px: int, box: Box) -> None:
+        """Markor's highlighting editor: headings bold in the accent colour, list and
+        quote markers in the accent colour, the rest as typed."""
+        lh = line_height(px)
+        x, y = box[0], box[1]
+        for ln in lines:
+            stripped = ln.lstrip()
+            ty = y + (lh - px) * 0.35
+            if stripped.startswith("#"):
+                draw_text(self.d, (x, ty), ln, px, self.c("accent"), stroke=1)
+            elif stripped[:2] in ("- ", "* ", "+ ", "> ") or stripped[:3] in ("[ ]", "[x]"):
+                lead = len(ln) - len(stripped) + (3 if stripped.startswith("[") else 2)
+                draw_text(self.d, (x, ty), ln[:lead], px, self.c("accent"), stroke=1)
+                draw_text(self.d, (x + text_width(ln[:lead], px), ty), ln[lead:], px, self.c("text"))
+            else:
+                draw_text(self.d, (x, ty), ln, px, self.c("text"))
+            y += lh
 
     def check(self, n: Node) -> None:
         m, d = self.m, self.d
@@ -325,6 +351,21 @@ class Painter:
         d.rounded_rectangle((tx1, cy - th, max(tx1 + 2 * th, px), cy + th), radius=th, fill=self.c("accent"))
         r = m.dp(10)
         d.ellipse((px - r, cy - r, px + r, cy + r), fill=self.c("accent"))
+
+
+@lru_cache(maxsize=32)
+def _shadow_mask(w: int, h: int, radius: int, blur: int) -> Image.Image:
+    mask = Image.new("L", (w + 4 * blur, h + 4 * blur), 0)
+    ImageDraw.Draw(mask).rounded_rectangle((2 * blur, 2 * blur, 2 * blur + w, 2 * blur + h), radius=radius, fill=70)
+    return mask.filter(ImageFilter.GaussianBlur(blur / 2))
+
+
+def drop_shadow(img: Image.Image, box: Box, radius: int, blur: int) -> None:
+    """A soft shadow under a floating surface at ``box`` (drawn before the surface),
+    falling a little downwards as Material's key light does."""
+    x1, y1, x2, y2 = (int(v) for v in box)
+    mask = _shadow_mask(x2 - x1, y2 - y1, radius, blur)
+    img.paste((0, 0, 0), (x1 - 2 * blur, y1 - 2 * blur + blur // 2), mask)
 
 
 TOAST_BG = (60, 60, 64)

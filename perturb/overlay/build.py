@@ -114,9 +114,9 @@ def body_widgets(page: PageSpec, st: PageState, style: Style, ctl: Controls) -> 
     if page.message and style != "banner":
         out.append(text(page.message, id=page.message_id or ids["message"], size=15, color="muted"))
     for b in page.bullets:
-        # a BulletSpan is drawn, not part of the text
-        out.append(row(column(image("record", size=8, color="muted", a11y=False), pad=0), text(b, id="summary", size=15, weight=1),
-                       gap=12, align="center"))
+        # a BulletSpan is drawn, not part of the text; it sits on the first line (same size: same line box)
+        out.append(row(text("•", size=15, color="muted", a11y=False), text(b, id="summary", size=15, weight=1),
+                       gap=12, align="start"))
     for c in page.checks:
         key = c.id or c.label
         out.append(checkbox(c.label, key in st.checked, (lambda _v, k=key: ctl.toggle(k)), id=c.id or "checkbox"))
