@@ -209,8 +209,9 @@ class ChromeApp(App):
                 field_key=lambda key, t=tab: f"web:{t.id}:{key}",
                 on_link=lambda href: self._navigate(ui, href),
             )
+            # a web page is the site's content: the phone's language does not touch it
             body = Widget("scroll", cls="android.webkit.WebView", text=doc.title, children=[render_page(doc, ctx)],
-                          style={"pad": 0, "gap": 0}, state={"key": f"web_scroll_{tab.id}"})
+                          style={"pad": 0, "gap": 0, "i18n": False}, state={"key": f"web_scroll_{tab.id}"})
             if self._toolbar_scrolled_away(ui, tab):
                 return Screen(body=body, dialog=self._menu(ui), activity="com.google.android.apps.chrome.Main",
                               bg="web_bg")

@@ -24,6 +24,7 @@ from benchmark.sim.storage import Storage
 from benchmark.sim.system import LAUNCHER, SYSTEMUI, IME, Notification, SystemState
 from benchmark.ui import tokens
 from benchmark.ui.a11y import export
+from benchmark.ui.i18n import DEFAULT_LANGUAGE, language_of, languages, localize, localize_screen, translate
 from benchmark.ui.layout import Box, Node, _shift, lay, lay_screen, lay_scroll
 from benchmark.ui.metrics import Metrics
 from benchmark.ui.render import Painter, draw_toast, slider_track, wallpaper
@@ -136,6 +137,9 @@ class SimDevice:
         """Change device settings (font_scale, density_scale, size_scale, dark_theme,
         orientation, time_format, date_format, brightness)."""
         check_settings(settings)
+        if "locale" in settings and language_of(settings["locale"]) not in languages():
+            raise ValueError(f"locale={settings['locale']!r}: the simulated phone has no strings in that language; "
+                             f"languages: {', '.join(languages())} (benchmark/data/locale/)")
         data = self._settings.model_dump()
         data.update(settings)
         self._settings = DeviceSettings(**data)
@@ -345,6 +349,7 @@ class SimDevice:
         m = self.metrics()
         W, H = m.width, m.height
         bars = system.bars(m, self._settings.orientation, self._settings.navigation_mode)
+        lang = language_of(self._settings.locale)
         app_area = bars.app
         x0, sb, x1, app_bottom = app_area
         windows: list[Window] = []
@@ -361,6 +366,7 @@ class SimDevice:
             app = self.apps[self.foreground_pkg]
             screen = app.build()
             focus_here = self._prepare_fields((screen.top, screen.body, screen.bottom, screen.dialog), app.route.state)
+            localize_screen(screen, lang)
         else:
             main_kind = "launcher"
             focus_here = False
@@ -370,7 +376,7 @@ class SimDevice:
         area: Box = app_area
         ime_nav = bars.gesture  # with gesture navigation the IME draws its own Back / switcher bar
         if self.focus is not None and self.overlay is None:
-            kb_node = lay(self.keyboard.widget(with_nav=ime_nav), m, x0, 0, x1 - x0)
+            kb_node = lay(self._localized(self.keyboard.widget(with_nav=ime_nav), lang), m, x0, 0, x1 - x0)
             kb_h = kb_node.bounds[3] - kb_node.bounds[1]
             kb_bottom = H if ime_nav else app_bottom
             _shift(kb_node, 0, kb_bottom - kb_h)
@@ -388,7 +394,7 @@ class SimDevice:
             windows.append(Window("app", app.package, root, bg=screen.bg, activity=screen.activity,
                                   on_outside=on_outside, accent=app.accent))
         elif main_kind == "recents":
-            widget = system.recents(self)
+            widget = self._localized(system.recents(self), lang)
             root = Node(root_w, area)
             sc = lay_scroll(widget.children[0], m, (x0, sb, x1, app_bottom - m.dp(72)), self.stores.recents)
             actions = lay(widget.children[1], m, x0, app_bottom - m.dp(64), x1 - x0)
@@ -396,7 +402,7 @@ class SimDevice:
             windows.append(Window("recents", LAUNCHER, root, activity=".NexusLauncherActivity", wallpaper=True))
         else:
             root = Node(root_w, area)
-            home = lay(launcher(self, area, m), m, x0, sb, x1 - x0)
+            home = lay(self._localized(launcher(self, area, m), lang), m, x0, sb, x1 - x0)
             home.bounds = area
             root.children = [home]
             windows.append(Window("launcher", LAUNCHER, root, activity=".NexusLauncherActivity", wallpaper=True))
@@ -404,17 +410,17 @@ class SimDevice:
             kroot = Node(Widget("column", cls="android.widget.FrameLayout"), kb_node.bounds, children=[kb_node])
             windows.append(Window("keyboard", IME, kroot))
         if self.overlay == "shade":
-            sw = system.shade(self)
+            sw = self._localized(system.shade(self), lang)
             sroot = Node(Widget("column", cls="android.widget.FrameLayout"), app_area)
             sroot.children = [lay_scroll(sw.children[0], m, app_area, self.stores.shade)]
             windows.append(Window("shade", SYSTEMUI, sroot, bg="shade_bg", modal=True, on_outside=self._close_overlay))
-        status = lay(system.status_bar(self), m, bars.status[0], 0, bars.status[2] - bars.status[0])
+        status = lay(self._localized(system.status_bar(self), lang), m, bars.status[0], 0, bars.status[2] - bars.status[0])
         status.bounds = bars.status
         windows.append(Window("status", SYSTEMUI, Node(Widget("column", cls="android.widget.FrameLayout"), bars.status,
                                                        children=[status]), bar=True))
         if not (kb_node is not None and ime_nav):  # else the keyboard's own bar covers it
             nx1, ny1, nx2, ny2 = bars.nav
-            nav = lay(system.nav_bar(self, bars, m, kb_node is not None), m, nx1, ny1, nx2 - nx1)
+            nav = lay(self._localized(system.nav_bar(self, bars, m, kb_node is not None), lang), m, nx1, ny1, nx2 - nx1)
             nav.bounds = bars.nav
             windows.append(Window("nav", SYSTEMUI, Node(Widget("column", cls="android.widget.FrameLayout"), bars.nav,
                                                         children=[nav]), bar=True))
@@ -428,6 +434,13 @@ class SimDevice:
         # (the app stays foreground under the shade, as on Android)
         self._frame_cache = Frame(windows, elements, nodes, m, (W, H), fg, bars, area)
         return self._frame_cache
+
+    @staticmethod
+    def _localized(widget: Widget, language: str) -> Widget:
+        """``widget`` with its strings in the UI language (see benchmark/ui/i18n.py)."""
+        if language != DEFAULT_LANGUAGE:
+            localize(widget, language)
+        return widget
 
     def _close_overlay(self) -> None:
         self.overlay = None
@@ -471,7 +484,7 @@ class SimDevice:
                 on_wallpaper = False  # an opaque window (the shade) now shows through the bars
             p.node(win.root)
         if self._toast:
-            draw_toast(img, frame.metrics, self._toast, frame.area[3])
+            draw_toast(img, frame.metrics, translate(self._settings.locale, self._toast), frame.area[3])
         return img
 
     # ------------------------------------------------------------------ execute
@@ -550,6 +563,15 @@ class SimDevice:
                 self.go_home()
             return True
         return False
+
+    def idle(self, action: Optional[Action] = None) -> None:
+        """Let the time ``action`` takes pass without performing it (what a perturbation
+        layer calls for an action it swallowed: the clock keeps running)."""
+        seconds = ACTION_SECONDS
+        if action is not None and action.action_type == "wait":
+            seconds += float(action.seconds if action.seconds is not None else 1.0)
+        self.clock.advance(seconds)
+        self._invalidate()
 
     def _point(self, action: Action, frame: Frame) -> tuple[int, int]:
         W, H = frame.size

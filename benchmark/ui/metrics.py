@@ -55,21 +55,34 @@ def _face(name: str, px: int) -> ImageFont.FreeTypeFont:
 
 
 @lru_cache(maxsize=32768)
-def needs_fallback(value: str) -> bool:
-    """Whether ``value`` has a character the UI font lacks (Chinese, arrows)."""
+def runs(value: str) -> tuple[tuple[str, str], ...]:
+    """``value`` cut into runs of one font each: Roboto, and the fallback for the
+    characters Roboto lacks (Chinese, arrows), as Android falls back glyph by glyph."""
     cover = _coverage()
-    return any(ord(c) not in cover for c in value if c not in "\n\t")
+    out: list[tuple[str, str]] = []
+    for c in value:
+        name = UI_FONT if ord(c) in cover or c in "\n\t" else FALLBACK_FONT
+        if out and out[-1][1] == name:
+            out[-1] = (out[-1][0] + c, name)
+        else:
+            out.append((c, name))
+    return tuple(out)
 
 
 def font(px: int, value: str = "") -> ImageFont.FreeTypeFont:
-    """The font that draws ``value`` at ``px`` pixels: Roboto, or the fallback when the
-    string holds a character Roboto lacks (bold is drawn with a stroke)."""
-    return _face(FALLBACK_FONT if value and needs_fallback(value) else UI_FONT, px)
+    """The font of ``value`` at ``px`` pixels when one font draws all of it: Roboto, or the
+    fallback for a string wholly in a script Roboto lacks (bold is drawn with a stroke)."""
+    r = runs(value) if value else ()
+    return _face(r[0][1] if len(r) == 1 else UI_FONT, px)
+
+
+def face(name: str, px: int) -> ImageFont.FreeTypeFont:
+    return _face(name, px)
 
 
 @lru_cache(maxsize=65536)
 def text_width(value: str, px: int) -> int:
-    return int(round(font(px, value).getlength(value)))
+    return int(round(sum(_face(name, px).getlength(chunk) for chunk, name in runs(value))))
 
 
 def line_height(px: int) -> int:

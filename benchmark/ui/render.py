@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from benchmark.ui.icons import draw_icon
 from benchmark.ui.layout import Box, Node
-from benchmark.ui.metrics import Metrics, font, line_height, text_width
+from benchmark.ui.metrics import UI_FONT, Metrics, face, font, line_height, runs, text_width
 from benchmark.ui.theme import Color, Palette
 
 
@@ -38,7 +38,16 @@ def _glyphs(px: int, text: str, stroke: int, mode: str, start: tuple[float, floa
 
 def draw_text(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, px: int, color: Color, stroke: int = 0) -> None:
     """``d.text(xy, text, font=font(px, text), fill=color, stroke_width=stroke, stroke_fill=color)``,
-    pixel for pixel, with the glyph masks cached."""
+    pixel for pixel, with the glyph masks cached. A string that needs two fonts (Latin and
+    Chinese) is drawn run by run on a shared baseline."""
+    parts = runs(text)
+    if len(parts) > 1:
+        x, y = xy
+        base = y + face(UI_FONT, px).getmetrics()[0]
+        for chunk, name in parts:
+            d.text((x, base), chunk, font=face(name, px), fill=color, stroke_width=stroke, stroke_fill=color, anchor="ls")
+            x += face(name, px).getlength(chunk)
+        return
     f = font(px, text)
     ink = d._getink(color)[0] if isinstance(f, ImageFont.FreeTypeFont) and "\n" not in text else None
     if ink is None:  # not the case we cache: let Pillow do it
