@@ -15,7 +15,7 @@ import perturb
 from benchmark import SimDevice, make_task, run_episode, task_names
 from benchmark.agents import OracleAgent
 
-# Pairs the oracle does not solve yet (17 of 1,632), each with the reason we found.
+# Pairs the oracle does not solve yet (18 of 1,728), each with the reason we found.
 # strict xfail: when one starts passing, the test fails so the entry is removed.
 _IRREVERSIBLE = "the trap moves a tap onto another list item or menu entry; the oracle does not read the confirmation it opens"
 _NO_STATE = "the offset tap hits a neighbouring control whose effect the oracle cannot tell from the intended one"
@@ -34,6 +34,7 @@ KNOWN_UNSOLVED = {
     ("ClockTimerEntry", "trap_grounding_error"): _NO_STATE,
     ("ExpenseAddMultiple", "trap_grounding_error"): _NO_STATE,
     ("SystemWifiTurnOff", "trap_grounding_error"): _NO_STATE,
+    ("RecipeAddSingleRecipe", "trap_grounding_error"): _NO_STATE,
     ("AudioRecorderRecordAudio", "trap_loop"): _TIMED,
     ("AudioRecorderRecordAudio", "trap_temporal_conflict"): _TIMED,
     ("ClockTimerEntry", "trap_loop"): _TIMED,

@@ -732,22 +732,11 @@ def _reveal(root: Node, state: dict[str, Any], m: Metrics) -> bool:
     """Scroll the focused field into view, as Android does when an EditText gains
     focus or receives text; return whether an offset changed."""
 
-    def find(n: Node, scroller: Optional[Node]) -> Optional[tuple[Node, Node]]:
-        if n.widget.kind == "field" and n.widget.state.get("focused"):
-            return (n, scroller) if scroller is not None else None
-        inner = n if n.widget.kind == "scroll" else scroller
-        for c in n.children:
-            r = find(c, inner)
-            if r is not None:
-                return r
-        return None
-
-    hit = find(root, None)
-    if hit is None:
+    sc = next((n for n in root.walk() if n.widget.kind == "scroll" and n.meta.get("focused_bounds")), None)
+    if sc is None:
         return False
-    field, sc = hit
     vy1, vy2 = sc.vis[1], sc.vis[3]
-    fy1, fy2 = field.bounds[1], field.bounds[3]
+    fy1, fy2 = sc.meta["focused_bounds"][1], sc.meta["focused_bounds"][3]
     margin = m.dp(8)
     if fy1 >= vy1 and fy2 <= vy2:
         return False

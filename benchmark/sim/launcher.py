@@ -67,7 +67,8 @@ def launcher(dev: "SimDevice", area: Box, m: Metrics) -> Widget:
     cells = grid([_icon(dev, a) for a in workspace], columns=PORTRAIT_COLUMNS, id="workspace",
                  cell_h=tokens.LAUNCHER_CELL_H, gap=8)
     rows = math.ceil(len(workspace) / PORTRAIT_COLUMNS)
-    used = 16 + 48 + 24 + rows * (tokens.LAUNCHER_CELL_H + 8) + tokens.LAUNCHER_HOTSEAT_H + 8 + tokens.LAUNCHER_QSB_H + 16
+    grid_h = rows * tokens.LAUNCHER_CELL_H + max(0, rows - 1) * 8
+    used = 16 + 48 + 24 + grid_h + tokens.LAUNCHER_HOTSEAT_H + 8 + tokens.LAUNCHER_QSB_H + 16
     return column(
         spacer(16),
         _glance(dev),
@@ -85,7 +86,7 @@ def launcher(dev: "SimDevice", area: Box, m: Metrics) -> Widget:
 def _landscape(dev: "SimDevice", workspace: list[App], dock: list[App], height: float) -> Widget:
     rows = math.ceil(len(workspace) / LANDSCAPE_COLUMNS)
     cell_h = min(tokens.LAUNCHER_CELL_H, 88)
-    used = 8 + 48 + 8 + rows * (cell_h + 8) + tokens.LAUNCHER_QSB_H + 12
+    used = 8 + 48 + 8 + rows * cell_h + max(0, rows - 1) * 8 + tokens.LAUNCHER_QSB_H + 12
     left = column(
         spacer(8),
         _glance(dev),

@@ -177,8 +177,10 @@ def _lay_column(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
 def _lay_row(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
     pad = m.dp(_style(w, "pad", 0))
     hpad = m.dp(w.style["hpad"]) if w.style.get("hpad") is not None else pad  # horizontal padding, if it differs
+    start = m.dp(w.style["pad_start"]) if w.style.get("pad_start") is not None else hpad
+    end = m.dp(w.style["pad_end"]) if w.style.get("pad_end") is not None else hpad
     gap = m.dp(_style(w, "gap", 8))
-    inner_w = max(1, width - 2 * hpad)
+    inner_w = max(1, width - start - end)
     n = len(w.children)
     fixed = [0] * n
     weights = [float(_style(c, "weight", 0)) for c in w.children]
@@ -195,9 +197,12 @@ def _lay_row(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
         free = 0
     floor = [0 if c.kind == "spacer" else m.dp(24) for c in w.children]  # a weighted control keeps a usable width
     widths = [fixed[i] if not weights[i] else max(floor[i], int(max(0, free) * weights[i] / wsum)) for i in range(n)]
+    if wsum and free > 0:  # rounding leftovers go to the last weighted child, so the row ends where it should
+        last = max(i for i in range(n) if weights[i])
+        widths[last] += max(0, inner_w - total_gap - sum(widths))
     justify = _style(w, "justify", "start")
     used = sum(widths) + total_gap
-    cx = x + hpad
+    cx = x + start
     if justify == "end":
         cx += max(0, inner_w - used)
     elif justify == "center":
@@ -353,12 +358,15 @@ def lay_scroll(w: Widget, m: Metrics, viewport: Box, state: dict[str, Any]) -> N
     off_px = min(max_off_px, max(0, m.dp(off_dp)))
     _shift(content, 0, -off_px)
     node = Node(w, viewport, children=content.children)
+    focused = next((n for n in content.walk() if n.widget.kind == "field" and n.widget.state.get("focused")), None)
     node.meta.update(
         scroll_key=key,
         content_h_dp=content_h / m.px_per_dp,
         view_h_dp=view_h / m.px_per_dp,
         offset_dp=off_px / m.px_per_dp,
         can_scroll=max_off_px > 0,
+        # where the focused field is, even when it lies outside the viewport (the keyboard rose over it)
+        focused_bounds=focused.bounds if focused is not None else None,
     )
     node.children = [c for c in (clip(c, viewport) for c in node.children) if c is not None]
     return node

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from benchmark.ui import tokens
+
 Handler = Optional[Callable[..., Any]]
 
 # kind -> Android class name reported in the UI dump
@@ -220,31 +222,24 @@ def top_bar(title: str, *, back: Handler = None, actions: Optional[list[Widget]]
     """Material 3's small top app bar: the headline 16 dp from the edge (56 dp after a
     navigation icon), 48 dp action icons whose glyphs sit 16 dp from the other edge,
     and a trailing text / pill button kept 16 dp off the edge."""
-    from benchmark.ui import tokens
-
     kids: list[Widget] = []
     if back is not None:
         kids.append(icon_button("back", "Navigate up", back, id="navigate_up"))
-    else:
-        kids.append(title_inset())
     kids.append(text(title, id="title", size=22, weight=1, max_lines=1))
     kids.extend(actions or [])
+    style: dict[str, Any] = {"pad": tokens.TOOLBAR_PAD, "gap": tokens.TOOLBAR_GAP, "min_h": tokens.TOOLBAR_H,
+                             "align": "center"}
+    if back is None:
+        style["pad_start"] = tokens.TITLE_INSET
     if actions and actions[-1].kind == "button":
-        kids.append(hgap(tokens.EDGE - tokens.TOOLBAR_PAD - tokens.TOOLBAR_GAP))
-    return Widget("top_bar", id=id, children=kids, style={"pad": tokens.TOOLBAR_PAD, "gap": tokens.TOOLBAR_GAP,
-                                                          "min_h": tokens.TOOLBAR_H, "align": "center"})
+        style["pad_end"] = tokens.EDGE
+    return Widget("top_bar", id=id, children=kids, style=style)
 
 
-def title_inset() -> Widget:
-    """What leads a top bar's headline when no navigation icon does: 16 dp from the edge."""
-    from benchmark.ui import tokens
-
-    return hgap(tokens.TITLE_INSET - tokens.TOOLBAR_PAD - tokens.TOOLBAR_GAP)
-
-
-def hgap(w: float) -> Widget:
-    """A fixed horizontal gap in a row (dp)."""
-    return Widget("spacer", style={"w": w, "h": 0})
+def title_inset() -> dict[str, Any]:
+    """The style that puts a top bar's headline 16 dp from the edge when no navigation
+    icon leads it (merge it into the bar's style)."""
+    return {"pad_start": tokens.TITLE_INSET}
 
 
 def key(label: str = "", on_click: Handler = None, *, id: str = "", desc: str = "", icon: str = "", hint: str = "",

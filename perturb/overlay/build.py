@@ -199,9 +199,10 @@ def card_parts(page: PageSpec, st: PageState, style: Style, ctl: Controls,
         # with a title the close / up button leads the bar; an ad's bare close button sits top-right
         close = make_button(page.close_button, page, st, style, ctl)
         bar_kids.insert(0, close) if page.header else bar_kids.append(close)
+    bar_style = {"pad": 4, "gap": 4, "min_h": 64, "align": "center"}
     if not (page.close_button is not None and page.header):
-        bar_kids.insert(0, title_inset())  # the headline 16 dp from the edge
-    head = [Widget("top_bar", id="toolbar", children=bar_kids, style={"pad": 4, "gap": 4, "min_h": 64, "align": "center"})]
+        bar_style.update(title_inset())  # the headline 16 dp from the edge
+    head = [Widget("top_bar", id="toolbar", children=bar_kids, style=bar_style)]
     body = _icon(page, ids, 56 if compact else 112, hero=True) + _title(page, ids, 26, center=bool(page.icon)) + body_widgets(page, st, style, ctl)
     foot = _buttons(page, st, style, ctl, ids["buttons"])
     return CardParts("full", ids["panel"], "android.widget.FrameLayout", head, body, foot, ids["scroll"], pad=0, gap=0,
