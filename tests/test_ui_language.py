@@ -82,7 +82,7 @@ def test_the_phone_speaks_the_language(device, locale, settings, home, date):
     # the screenshot really shows the strings (a Chinese string is not drawn as boxes)
     title = next(e for e in obs.elements if e.text == settings)
     crop = obs.screenshot.crop(title.bounds).convert("L")
-    assert len(set(crop.getdata())) > 8
+    assert len(set(crop.tobytes())) > 8
 
 
 def test_what_the_user_typed_and_web_pages_stay_as_they_are(device):

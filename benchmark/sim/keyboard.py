@@ -238,7 +238,8 @@ class SoftKeyboard:
             spacer_w(1),
             icon_button("keyboard", "Switch input method", lambda: None, id="android:id/input_method_nav_ime_switcher",
                         cls="android.widget.ImageView", color="key_text"),
-        ], style={"pad": tokens.KEYBOARD_PAD, "min_h": tokens.NAV_BAR, "align": "center"})
+        ], style={"pad": tokens.KEYBOARD_PAD, "align": "center",
+                  "min_h": tokens.IME_NAV_H_LANDSCAPE if dev.orientation == "landscape" else tokens.IME_NAV_H})
 
 
 def spacer_w(weight: float) -> Widget:

@@ -46,12 +46,14 @@ LAUNCHER_GLANCE_H = 96  # the "At a glance" date area
 
 # -- soft keyboard (Gboard) ---------------------------------------------------------------
 KEY_H = 48  # one key row's key height, portrait
-KEY_H_LANDSCAPE = 36
+KEY_H_LANDSCAPE = 32  # Gboard is flatter in landscape, where height is scarce
 KEY_GAP = 6  # between keys, horizontally and vertically
 KEY_RADIUS = 6
 KEYBOARD_PAD = 4  # keyboard_holder's padding
 KEYBOARD_STRIP_H = 44  # the suggestion strip (keyboard_header_view_holder)
-KEYBOARD_STRIP_H_LANDSCAPE = 36
+KEYBOARD_STRIP_H_LANDSCAPE = 32
+IME_NAV_H = 48  # the keyboard's own Back / switcher bar under gesture navigation
+IME_NAV_H_LANDSCAPE = 36
 KEY_LETTER_SP = 22
 KEY_LABEL_SP = 15  # "?123", "ABC", the space bar's language
 KEY_HINT_SP = 10  # the long-press digit in a key's corner
