@@ -469,18 +469,27 @@ class SimDevice:
     def render(self, frame: Optional[Frame] = None) -> Image.Image:
         frame = frame or self._frame()
         dark = self._settings.dark_theme
-        img = Image.new("RGB", frame.size, palette(dark)["bg"])
+        # the frame starts as the first window's background (a full-screen fill saved per frame)
+        first = frame.windows[0]
+        if first.wallpaper:
+            img = wallpaper(frame.size, dark).copy()
+        elif first.bg:
+            img = Image.new("RGB", frame.size, Painter.color(palette(dark, first.accent), first.bg))
+        else:
+            img = Image.new("RGB", frame.size, palette(dark)["bg"])
         on_wallpaper = False
-        for win in frame.windows:
+        for k, win in enumerate(frame.windows):
             pal = palette(dark, win.accent)
             p = Painter(img, frame.metrics, pal)
             if win.wallpaper:
-                img.paste(wallpaper(frame.size, dark))
+                if k:
+                    img.paste(wallpaper(frame.size, dark))
                 on_wallpaper = True
             if win.bar and not on_wallpaper:
                 p.d.rectangle(win.root.bounds, fill=img.getpixel(_beside(win.root.bounds, frame.size)))
             if win.bg:
-                p.d.rectangle(win.root.bounds, fill=p.c(win.bg))
+                if k:
+                    p.d.rectangle(win.root.bounds, fill=p.c(win.bg))
                 on_wallpaper = False  # an opaque window (the shade) now shows through the bars
             p.node(win.root)
         if self._toast:

@@ -107,10 +107,13 @@ class Painter:
         self.pal = pal
 
     # -- primitives -----------------------------------------------------------
+    @staticmethod
+    def color(pal: Palette, role: Any) -> Color:
+        """A palette role's colour (a literal RGB tuple passes through)."""
+        return role if isinstance(role, tuple) else pal[role]
+
     def c(self, role: Any) -> Color:
-        if isinstance(role, tuple):
-            return role
-        return self.pal[role]
+        return self.color(self.pal, role)
 
     def text_lines(
         self,
