@@ -87,9 +87,9 @@ def build(out: Path = OUT, width: int = 432, only: Optional[list[str]] = None,
     return written
 
 
-def markdown(written: list[tuple[Shot, Path]], root: Path) -> str:
-    """A README table of the shots, three to a row."""
-    cells = [f"![{s.caption}]({p.relative_to(root).as_posix()})<br>{s.caption}" for s, p in written]
+def markdown(written: list[tuple[Shot, Path]]) -> str:
+    """A README table of the shots, three to a row (paths as written, from where the command ran)."""
+    cells = [f"![{s.caption}]({p.as_posix()})<br>{s.caption}" for s, p in written]
     rows = [cells[i:i + 3] for i in range(0, len(cells), 3)]
     lines = ["| | | |", "|---|---|---|"]
     lines += ["| " + " | ".join(r + [""] * (3 - len(r))) + " |" for r in rows]
@@ -109,7 +109,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"{path}  {path.stat().st_size / 1024:.0f} KB  {shot.caption}")
     print(f"{len(written)} shots, {total / 1024:.0f} KB")
     if args.markdown:
-        print(markdown(written, args.out.parent.parent if args.out.name == "gallery" else Path(".")))
+        print(markdown(written))
     return 0
 
 

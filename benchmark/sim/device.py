@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from loguru import logger
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from benchmark.apps.base import App
 from benchmark.device import ActionError, DeviceSettings, check_settings
