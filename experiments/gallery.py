@@ -79,7 +79,7 @@ def build(out: Path = OUT, width: int = 432, only: Optional[list[str]] = None,
         if only and shot.name not in only:
             continue
         img = take(shot)
-        # landscape shots keep the same height as portrait ones, so they read at the same scale
+        # a landscape shot keeps the portrait shots' scale: its short side as wide as they are
         w = width if img.width <= img.height else round(width * img.width / img.height)
         path = out / f"{shot.name}.png"
         small(img, w).save(path, optimize=True)
