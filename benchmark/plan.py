@@ -162,10 +162,15 @@ def actionable(obs: Observation, e: UIElement) -> bool:
     return False
 
 
+KEYBOARD_PACKAGE_HINT = "inputmethod"  # soft keyboards' packages (Gboard, AOSP's LatinIME)
+
+
 def find(obs: Observation, target: Target, *, touchable: bool = False) -> Optional[UIElement]:
     """The ``nth`` visible, enabled element matching ``target``; with ``touchable``
-    only elements a touch can act on (a screen title with the same words is not a button)."""
-    hits = [e for e in obs.elements if target.matches(e) and e.enabled and e.area > 0]
+    only elements a touch can act on (a screen title with the same words is not a button).
+    The soft keyboard's keys are never a plan's target (its "Delete" key is not the app's)."""
+    hits = [e for e in obs.elements if target.matches(e) and e.enabled and e.area > 0
+            and KEYBOARD_PACKAGE_HINT not in e.package]
     if touchable:
         hits = [e for e in hits if actionable(obs, e)]
     if len(hits) <= target.nth:

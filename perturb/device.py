@@ -173,6 +173,7 @@ class PerturbedDevice:
             current = p.before_execute(current, ctx)
         ctx.action = current
         error: Optional[ActionError] = None
+        executed = getattr(self.inner, "actions", None)  # a simulated device counts what reached it
         try:
             if current is not None and current.action_type not in ("status", "answer"):
                 ctx.execute_raw(current)
@@ -180,6 +181,8 @@ class PerturbedDevice:
                 self.inner.execute(current)
         except ActionError as exc:
             error = exc
+        if executed is not None and getattr(self.inner, "actions", None) == executed:
+            self._let_time_pass(action)
         ctx.step += 1
         self._obs = None
         for p in self.perturbations:
@@ -187,6 +190,14 @@ class PerturbedDevice:
         self.overlays.tick(ctx)
         if error is not None:
             raise error
+
+    def _let_time_pass(self, action: Action) -> None:
+        """An action the perturbations swallowed (dropped, or tapped onto an overlay) still
+        took the user's time: on a simulated phone, whose clock only moves when it acts,
+        move it as if the action had reached it (a real phone's clock runs by itself)."""
+        idle = getattr(self.inner, "idle", None)
+        if callable(idle):
+            idle(action)
 
     def close(self) -> None:
         if self.closed:
