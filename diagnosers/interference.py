@@ -30,7 +30,7 @@ from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.signals.actions import intended_words, point_of, target_index
 from diagnosers.signals.cache import CACHE
 from diagnosers.signals.change import compare
-from diagnosers.signals.context import CLOSING_KINDS, goal_words, in_overlay, shade_owned, track
+from diagnosers.signals.context import CLOSING_KINDS, app_names, goal_words, in_overlay, shade_owned, track
 from diagnosers.signals.findings import as_judgment, model_finding
 from diagnosers.signals.intents import goal_intents, shared_intents
 from diagnosers.signals.lexicon import Lexicon, load_lexicon
@@ -128,7 +128,7 @@ class InterferenceDiagnoser(Diagnoser):
         roles = button_roles(c.buttons, self.lexicon, c.kind)
         if "dismiss" in roles and (lex > 0 or sum(c.features.values()) >= 0.45):
             feats["decline_button"] = W_DISMISS_BUTTON
-        needed = shared_intents(ctx.goal, c.texts, c.package)
+        needed = shared_intents(ctx.goal, c.texts, c.package, app_names(ctx))
         if "sign_in_wall" in feats and "sign_in" in goal_intents(ctx.goal):
             needed = needed | {"sign_in"}  # the goal asks to sign in: the wall is the way
         if needed and c.kind == "takeover":
@@ -349,7 +349,7 @@ class InterferenceDiagnoser(Diagnoser):
             if any((text_similarity(o, ctx.observation) or 0.0) >= REVEALED_SHARE for o in earlier):
                 return None  # the tap closed the interruption: what shows now was on screen before it
         w, h = ctx.observation.screen_size
-        c = Candidate(index=-1, kind="flow", package=ctx.observation.package or "", bounds=(0, 0, w, h), is_window=True,
+        c = Candidate(index=-1, kind="flow", package="", bounds=(0, 0, w, h), is_window=True,
                       texts=[e.text for e in lines], title=lines[0].text)
         c.features["continues_interruption"] = W_FLOW
         return c

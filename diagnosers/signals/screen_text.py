@@ -19,6 +19,7 @@ from ttir import ocr
 from ttir.types import Observation, UIElement
 
 STATUS_BAND = 0.045  # the top share of the screen the status bar takes (its clock is no text of the app)
+NAV_BAND = 0.95  # lines starting below this share of the height are the navigation bar's (its glyphs)
 
 
 @cached("screen_text")
@@ -47,9 +48,9 @@ def screen_source(obs: Observation) -> Optional[str]:
 
 
 def content_lines(obs: Observation) -> list[UIElement]:
-    """The text lines below the status bar."""
+    """The text lines between the status bar and the navigation bar."""
     h = obs.screen_size[1]
-    return [e for e in text_lines(obs) if e.bounds[1] >= STATUS_BAND * h]
+    return [e for e in text_lines(obs) if STATUS_BAND * h <= e.bounds[1] < NAV_BAND * h]
 
 
 def line_texts(obs: Observation) -> set[str]:
@@ -64,4 +65,4 @@ def text_similarity(a: Observation, b: Observation) -> Optional[float]:
     return len(ta & tb) / len(ta | tb)
 
 
-__all__ = ["STATUS_BAND", "content_lines", "line_texts", "screen_source", "text_lines", "text_similarity"]
+__all__ = ["NAV_BAND", "STATUS_BAND", "content_lines", "line_texts", "screen_source", "text_lines", "text_similarity"]

@@ -161,7 +161,8 @@ def _candidate(obs: Observation, lines: list[UIElement], kind: str, index: dict[
     box = bounds or _grow(_union(lines), obs)
     lower = box[1] + (box[3] - box[1]) // 2
     first = lines[0]
-    c = Candidate(index=index.get(id(first), -1), kind=kind, package=obs.package or "", bounds=box,
+    # the package an overlay comes from is not in the pixels: unknown ("")
+    c = Candidate(index=index.get(id(first), -1), kind=kind, package="", bounds=box,
                   is_window=kind != "dialog", texts=[e.text for e in lines], title=title or first.text)
     c.buttons = _buttons(lines, index, lower)
     return c
