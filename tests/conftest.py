@@ -64,3 +64,14 @@ def _reliability_leaves_nothing_running(request):
         wait_until(lambda: not (children(os.getpid()) - kids), 5)
         left = [p for p in children(os.getpid()) - kids if alive(p)]
         assert not left, f"child processes left running: {left}"
+
+
+@pytest.fixture(scope="session")
+def live_model(tmp_path_factory):
+    """The real offline model: `ttir serve-model` on a free port of 127.0.0.1, waited for
+    (GET /v1/models), stopped afterwards. Yields a VLMConfig pointing at it. Skips, with
+    one line, where the local-model extra is not installed."""
+    from live_model_support import serve_model
+
+    with serve_model(tmp_path_factory.mktemp("live_model")) as config:
+        yield config
