@@ -56,4 +56,12 @@ def run(spec: Union["ExperimentSpec", str, Path, Mapping[str, Any]], out: Union[
                     **executor_options)
 
 
-__all__ = ["run"]
+def __getattr__(name: str) -> Any:  # the facts a python agent's factory receives, without importing the runner
+    if name == "EpisodeFacts":
+        from experiments.python_agents import EpisodeFacts
+
+        return EpisodeFacts
+    raise AttributeError(f"module 'experiments' has no attribute {name!r}")
+
+
+__all__ = ["EpisodeFacts", "run"]

@@ -57,9 +57,10 @@ class GuardedRun:
     latencies: list[float] = field(default_factory=list)
 
 
-def labelled_screens(n: int, seed: int = 0) -> list[LabelledScreen]:
+def labelled_screens(n: int, seed: int = 0, *, history: bool = True) -> list[LabelledScreen]:
     """``n`` screens from the simulator, alternating (where the episodes allow) between
-    screens with an injected interruption and without, each with its episode's history."""
+    screens with an injected interruption and without, each with its episode's history
+    (``history=False``: none, so a text-only prompt holds one tree, not two)."""
     from benchmark import SimDevice, make_task, run_episode
     from benchmark.agents import ReferenceAgent
     from perturb import PerturbedDevice, make
@@ -85,7 +86,8 @@ def labelled_screens(n: int, seed: int = 0) -> list[LabelledScreen]:
         for k, obs in enumerate(result.observations):
             if not taken[drawn[k]] and k > 0:
                 taken[drawn[k]] += 1
-                screen = LabelledScreen(goal=task.goal, observation=obs, history=list(history), interference=drawn[k],
+                screen = LabelledScreen(goal=task.goal, observation=obs, history=list(history) if history else [],
+                                        interference=drawn[k],
                                         source=f"{task.name}/{pert}/step {k}")
                 (with_overlay if drawn[k] else without).append(screen)
             if k < len(result.trajectory) and result.trajectory[k].agent_step:
@@ -188,10 +190,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--episodes", type=int, default=4, help="guarded vlm-mode episodes per setting (default 4)")
     p.add_argument("--modes", default="auto,off", help="vlm.structured settings to compare (default auto,off)")
     p.add_argument("--timeout", type=float, default=300.0, help="per-request timeout in seconds (default 300)")
+    p.add_argument("--with-history", action="store_true",
+                   help="judge each screen with its episode's history (a text-only prompt then holds two trees)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     enable_logging("WARNING")
-    screens = labelled_screens(args.screens, args.seed)
+    screens = labelled_screens(args.screens, args.seed, history=args.with_history)
     positives = sum(s.interference for s in screens)
     print(f"{len(screens)} labelled screens ({positives} with an injected interruption), "
           f"{args.episodes} guarded episode(s) per setting")

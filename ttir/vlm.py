@@ -9,6 +9,13 @@ switched off so every retry is counted. Each call returns its :class:`CallUsage`
     client = VLMClient(VLMConfig(base_url="http://localhost:8000/v1", model="qwen2.5-vl"))
     result = client.complete_json("Describe the screen as JSON …", images=[screenshot], schema=MyModel)
     result.value, result.usage.prompt_tokens
+
+With a schema, the request carries it as ``response_format`` in the richest form the
+endpoint accepts (:mod:`ttir.vlm_endpoint`: learnt from its refusals, remembered per
+endpoint). :meth:`VLMClient.ask` renders a prompt for what the endpoint can read —
+screenshots, or for a text-only model the accessibility tree — and inside a guarded
+step (:func:`ttir.deadline.model_deadline`) a reply that does not parse is asked again
+once, with its parse error.
 """
 
 from __future__ import annotations
@@ -615,6 +622,8 @@ class VLMClient:
             if not (parse and may_reask and take_reask(default=0)):
                 raise
             first = bad.usage or usage
+            with self._lock:
+                self.usage.reasks += 1
             logger.info("vlm: re-asking {} once with the parse error", self.model)
             again = messages + [{"role": "assistant", "content": _clip_reply(bad.raw)},
                                 {"role": "user", "content": _reask_prompt(bad)}]

@@ -89,7 +89,7 @@ class VLMAgent:
         """The prompt and images for ``obs`` (for a text-only model, ``vision=False``: the
         accessibility tree as numbered elements and no image)."""
         vision = getattr(self.client, "sends_images", True) if vision is None else vision
-        screen, images = describe_screens(obs, None, include_tree=self.include_tree or not vision, vision=vision)
+        screen, images = describe_screens(obs, None, include_tree=self.include_tree, vision=vision)
         text = self.template.render(data_notice=self.data_notice, goal=self.goal,
                                     history=describe_history(self.history, self.history_len),
                                     screen=screen, action_space=self.action_space)
