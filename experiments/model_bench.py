@@ -81,18 +81,18 @@ def labelled_screens(n: int, seed: int = 0, *, history: bool = True) -> list[Lab
                                  on_observation=lambda _i, _obs: drawn.append(env.overlays._drawn) or None)
         finally:
             env.close()
-        history: list[Any] = []
+        past: list[Any] = []
         taken = {True: 0, False: 0}  # at most one screen of each kind per episode: variety
         for k, obs in enumerate(result.observations):
             if not taken[drawn[k]] and k > 0:
                 taken[drawn[k]] += 1
-                screen = LabelledScreen(goal=task.goal, observation=obs, history=list(history) if history else [],
+                screen = LabelledScreen(goal=task.goal, observation=obs, history=list(past) if history else [],
                                         interference=drawn[k],
                                         source=f"{task.name}/{pert}/step {k}")
                 (with_overlay if drawn[k] else without).append(screen)
             if k < len(result.trajectory) and result.trajectory[k].agent_step:
-                history.append(StepRecord(observation=obs, step=AgentStep.model_validate(result.trajectory[k].agent_step),
-                                          source="agent"))
+                past.append(StepRecord(observation=obs, step=AgentStep.model_validate(result.trajectory[k].agent_step),
+                                       source="agent"))
     out: list[LabelledScreen] = []
     for k in range(max(len(with_overlay), len(without))):
         for pool in (with_overlay, without):
