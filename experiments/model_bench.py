@@ -113,15 +113,15 @@ def judge_screens(screens: Sequence[LabelledScreen], config: Any, reasks: int = 
     rows: list[JudgeRow] = []
     for screen in screens:
         ctx = DiagnosisContext(goal=screen.goal, observation=screen.observation, history=screen.history)
+        reasks_before = client.usage.reasks
         with model_deadline(config.step_deadline_s, reasks=reasks):
             try:
                 judgment, cost = judge.judge(ctx)
                 error = None
             except VLMError as exc:
                 judgment, cost, error = None, judge.charge_failure(ctx), f"{type(exc).__name__}: {exc}"[:300]
-        usage = client.last_usage
         rows.append(JudgeRow(screen=screen, judgment=judgment, model_calls=cost.model_calls, requests=cost.requests,
-                             latency_s=cost.latency_s, error=error, reasked=bool(usage and usage.reasked)))
+                             latency_s=cost.latency_s, error=error, reasked=client.usage.reasks > reasks_before))
     client.close()
     return rows
 
