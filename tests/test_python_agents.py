@@ -68,7 +68,7 @@ def test_a_factory_beside_the_spec_is_imported_and_gets_the_episode_facts(tmp_pa
     summary = experiments.run(spec, tmp_path / "run", progress=False)
     assert summary["ran"] == 1 and summary["errors_this_run"] == 0
     (rec,) = records(tmp_path / "run")
-    assert rec["agent_kind"] == "python" and rec["termination"] == "complete" and rec["success"] is False
+    assert rec["agent_kind"] == "python" and rec["termination"] == "done" and rec["success"] is False
 
     import sys
 
@@ -158,7 +158,7 @@ def test_experiments_run_takes_factories_directly_even_closures_with_forked_work
     recs = records(tmp_path / "run")
     assert summary["ran"] == 4 and summary["errors_this_run"] == 0
     assert {r["agent"] for r in recs} == {"mine"}, "the default planner is replaced when the spec lists no agent"
-    assert {r["termination"] for r in recs} == {"complete"}
+    assert {r["termination"] for r in recs} == {"done"}
     assert made == ["SystemWifiTurnOn"], "this process built it once, at spec load; the workers built the rest"
 
 
