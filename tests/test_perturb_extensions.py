@@ -1,4 +1,5 @@
-"""The two perturbations beyond the paper (ui_language, gesture_navigation): registered
+"""The perturbations beyond the paper: ui_language and gesture_navigation (device settings),
+a11y_tree_empty (tests/test_perturb_a11y.py). The settings two: registered
 with Table-4-style parameters apart from the paper's 24, listed by `ttir perturbations`,
 in the sweep spec, applied through the device's settings (a real phone too) and restored."""
 
@@ -21,7 +22,7 @@ NEW = ("ui_language", "gesture_navigation")
 
 
 def test_registered_as_state_perturbations_apart_from_the_papers_24():
-    assert perturb.EXTENSIONS == NEW
+    assert perturb.EXTENSIONS == NEW + ("a11y_tree_empty",)
     assert len(perturb.ANDROIDREALITY) == 24 and not set(NEW) & set(perturb.ANDROIDREALITY)
     for name in NEW:
         prof = perturb.REGISTRY[name]
