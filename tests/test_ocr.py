@@ -134,3 +134,29 @@ def test_without_the_extra_reading_names_it(monkeypatch, screens):
     # a device without a tree still observes the screen: its pixels, marked
     obs = ocr.screenshot_observation(screens[0].screenshot, tree_error="the dump holds only its window root")
     assert obs.source == "pixels" and obs.elements == [] and obs.screenshot is screens[0].screenshot
+
+
+def test_the_core_does_not_import_the_engine_and_works_without_it():
+    """Importing ttir and running a guarded episode never loads RapidOCR; hidden, the
+    same clean episode runs the same (its screens have trees)."""
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "hide = sys.argv[1] == 'hide'\n"
+        "if hide: sys.modules['rapidocr_onnxruntime'] = None\n"
+        "import ttir\n"
+        "from benchmark import SimDevice, make_task, run_episode\n"
+        "from benchmark.agents import ReferenceAgent\n"
+        "task = make_task('SystemWifiTurnOn', seed=0)\n"
+        "agent = ttir.guard(ReferenceAgent(task.reference_solution()))\n"
+        "r = run_episode(SimDevice(), task, agent)\n"
+        "assert hide or 'rapidocr_onnxruntime' not in sys.modules, 'the engine was imported'\n"
+        "print(r.success, r.steps, sorted({f['source'] for f in agent.report.to_dict()['findings'] if f.get('source')}))\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    out = [subprocess.run([sys.executable, "-c", code, mode], capture_output=True, text=True, cwd=root, timeout=300)
+           for mode in ("keep", "hide")]
+    for o in out:
+        assert o.returncode == 0, o.stderr[-2000:]
+    assert out[0].stdout == out[1].stdout and out[0].stdout.startswith("True")
