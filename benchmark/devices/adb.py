@@ -221,6 +221,11 @@ class AdbDevice:
             found = parse_foreground("", self._shell.run(cmd.FOREGROUND_ACTIVITY))
         return found
 
+    def forget_screen(self) -> None:
+        """Drop what was observed and read (screen, settings): the phone changed behind our back."""
+        self._last_obs = None
+        self._settings = None
+
     def _screen(self) -> Screen:
         if self._last_obs is not None:
             return Screen(self._last_obs.screen_size, self._last_obs.elements)
@@ -358,8 +363,9 @@ class AdbDevice:
             name = getattr(task, "name", type(task).__name__)
             raise DeviceError(
                 f"task {name} is simulator-only: its setup seeds simulated app data and its verifier reads the "
-                "simulated apps' state, neither of which exists on a real phone. Run it on SimDevice, or give the "
-                "task `supports_real_device = True` with a setup/verify that work over adb"
+                "simulated apps' state, neither of which exists on a real phone. Run it on SimDevice, on a phone "
+                "served by `ttir serve-adb` (benchmark.devices.phone_task.for_device(task, device) sets it up "
+                "there), or give the task `supports_real_device = True` with a setup/verify that work over adb"
             )
         self._run(cmd.keyevent("KEYCODE_HOME"))
         self.restore_settings()

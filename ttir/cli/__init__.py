@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "tasks": "list the benchmark tasks",
     "demo": "solve a task with its reference solution on the simulated phone, saving screenshots and XML",
     "doctor": "check that a real phone or emulator (adb) is ready: server, device, screenshots, UI dump, settings",
+    "serve-adb": "serve simulated phones as real adb devices (a task and a perturbation on them) for adb-driven agents",
     "perturbations": "list the perturbations (AndroidReality + AnTrap) with their defaults",
     "show": "see what the agent sees: a task step clean vs under a perturbation",
     "run": "run an experiment spec (clean vs perturbed, guard off vs on), resumable",
