@@ -1,0 +1,61 @@
+"""`ttir serve-adb` end to end: a served phone with a task and perturbations, reached
+through the real adb server; its verdict and event log while it runs; a clean
+stop on SIGTERM that writes the final verdicts."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from served_support import adb_server, free_ports  # noqa: F401 - fixture
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVE = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def test_serve_a_task_with_perturbations_then_stop(adb_server, tmp_path, capsys):
+    from ttir.cli import main
+
+    port = free_ports(1)
+    out = tmp_path / "verdicts.json"
+    proc = subprocess.Popen([sys.executable, "-c", SERVE, "serve-adb", "--port", str(port), "--task",
+                             "SystemWifiTurnOn", "--perturb", "popup_permission", "--perturb", "font_size_large",
+                             "--seed", "1", "--out", str(out)],
+                            cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        printed = []
+        while not printed or printed[-1] != "Ctrl-C stops.":
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read() if proc.stderr else "serve-adb ended early"
+            printed.append(line.strip())
+        serial = f"127.0.0.1:{port}"
+        assert f"adb connect {serial}" in printed and any(p.startswith("goal: ") for p in printed)
+        adb_server.connect(serial)
+
+        def shell(command: str) -> str:
+            return adb_server.adb("-s", serial, "shell", command).stdout.decode()
+
+        assert shell("settings get system font_scale") == "1.35\n"  # a state perturbation, visible to adb
+        shell("monkey -p com.android.settings -c android.intent.category.LAUNCHER 1")
+        dump = shell("uiautomator dump /dev/tty")
+        assert "com.android.settings" in dump and "permissioncontroller" in dump  # the pop-up is in the dump
+
+        assert main(["serve-adb", "--verdict", str(port), "--adb-port", str(adb_server.port)]) == 0
+        verdict = json.loads(capsys.readouterr().out)
+        assert (verdict["task"], verdict["success"]) == ("SystemWifiTurnOn", False)
+        assert any(e["event"] == "overlay_shown" for e in verdict["events"])
+
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = proc.communicate(timeout=30)
+        assert proc.returncode == 0
+        assert f"{serial}: SystemWifiTurnOn success=False" in rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    final = json.loads(out.read_text(encoding="utf-8"))
+    assert final[0]["address"] == serial and final[0]["task"] == "SystemWifiTurnOn"
+    assert any(e["event"] == "overlay_shown" for e in final[0]["events"])
