@@ -12,11 +12,9 @@ foreground app (``dumpsys window``) to that, and is reported too.
 
 from __future__ import annotations
 
-import os
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from typing import Any
@@ -24,26 +22,12 @@ from typing import Any
 TASKS = ["ContactsAddContact", "SystemWifiTurnOn", "SimpleSmsSend", "ExpenseAddSingle", "ClockTimerEntry",
          "MarkorCreateNote", "FilesDeleteFile", "SystemBrightnessMax"]
 ROUNDS = 2
-SERVE = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _wait_listening(port: int, proc: subprocess.Popen, timeout: float = 60) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise RuntimeError(f"ttir serve-adb exited ({proc.returncode}): {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise TimeoutError(f"no served phone on port {port} after {timeout} s")
 
 
 def _ms(values: list[float]) -> dict[str, float]:
@@ -58,15 +42,13 @@ def measure_adb() -> dict[str, Any]:
     from benchmark.devices import AdbDevice
     from benchmark.devices.phone_task import PhoneTask
     from benchmark.plan import ground
+    from ttir.cli.serve_adb import spawn
 
     names = [t for t in TASKS if t in KNOWN]
     adb, server_port, phone_port = adb_path(), _free_port(), _free_port()
     subprocess.run([adb, "-P", str(server_port), "start-server"], check=True, capture_output=True, timeout=60)
-    phone = subprocess.Popen([sys.executable, "-c", SERVE, "serve-adb", "--port", str(phone_port)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                             env={**os.environ, "TTIR_LOG": "WARNING"})
+    phone, _ = spawn(phone_port)
     try:
-        _wait_listening(phone_port, phone)
         serial = f"127.0.0.1:{phone_port}"
         subprocess.run([adb, "-P", str(server_port), "connect", serial], check=True, capture_output=True, timeout=60)
         device = AdbDevice(serial, port=server_port, settle_seconds=0, action_settle_seconds=0,

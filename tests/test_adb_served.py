@@ -150,3 +150,11 @@ def test_sigterm_restores_the_served_phone(adb_server, served, tmp_path):
             proc.kill()
     assert sim.settings == before
     assert not list(tmp_path.glob("*.json"))  # the journal is gone: nothing left to restore
+
+
+def test_a_script_piped_into_adb_shell(adb_server, served):
+    res = subprocess.run([adb_server.binary, "-P", str(adb_server.port), "-s", served.address, "shell"],
+                         input=b"getprop ro.build.version.sdk\nnosuchtool\necho status=$?\nexit 3\necho never\n",
+                         capture_output=True, timeout=60)
+    assert res.stdout == b"34\nstatus=127\n" and res.returncode == 3
+    assert res.stderr == b"/system/bin/sh: nosuchtool: not found\n"

@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -23,32 +19,16 @@ ray = pytest.importorskip("ray")
 from experiments.runner import run as run_spec  # noqa: E402
 from experiments.spec import AgentSpec, DeviceSpec, ExperimentSpec  # noqa: E402
 from served_support import adb_server, free_ports  # noqa: E402,F401 - fixture
+from ttir.cli.serve_adb import spawn  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-SERVE = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
 OUTCOME = ("status", "success", "steps", "termination", "events")
-
-
-def _wait_listening(port: int, proc: subprocess.Popen, timeout: float = 60) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        assert proc.poll() is None, proc.stderr.read() if proc.stderr else "ttir serve-adb exited"
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise TimeoutError(f"no served phone on port {port}")
 
 
 @pytest.fixture(scope="module")
 def served_phones(adb_server):
     base = free_ports(2)
-    proc = subprocess.Popen([sys.executable, "-c", SERVE, "serve-adb", "--port", str(base), "--phones", "2"],
-                            cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc, _ = spawn(base, "--phones", "2")
     try:
-        for port in (base, base + 1):
-            _wait_listening(port, proc)
         serials = [f"127.0.0.1:{base}", f"127.0.0.1:{base + 1}"]
         for s in serials:
             adb_server.connect(s)

@@ -6,14 +6,9 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
-from pathlib import Path
 
 from served_support import adb_server, free_ports  # noqa: F401 - fixture
-
-ROOT = Path(__file__).resolve().parents[1]
-SERVE = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
+from ttir.cli.serve_adb import spawn
 
 
 def test_serve_a_task_with_perturbations_then_stop(adb_server, tmp_path, capsys):
@@ -21,17 +16,9 @@ def test_serve_a_task_with_perturbations_then_stop(adb_server, tmp_path, capsys)
 
     port = free_ports(1)
     out = tmp_path / "verdicts.json"
-    proc = subprocess.Popen([sys.executable, "-c", SERVE, "serve-adb", "--port", str(port), "--task",
-                             "SystemWifiTurnOn", "--perturb", "popup_permission", "--perturb", "font_size_large",
-                             "--seed", "1", "--out", str(out)],
-                            cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc, printed = spawn(port, "--task", "SystemWifiTurnOn", "--perturb", "popup_permission", "--perturb",
+                          "font_size_large", "--seed", "1", "--out", str(out))
     try:
-        assert proc.stdout is not None
-        printed = []
-        while not printed or printed[-1] != "Ctrl-C stops.":
-            line = proc.stdout.readline()
-            assert line, proc.stderr.read() if proc.stderr else "serve-adb ended early"
-            printed.append(line.strip())
         serial = f"127.0.0.1:{port}"
         assert f"adb connect {serial}" in printed and any(p.startswith("goal: ") for p in printed)
         adb_server.connect(serial)

@@ -15,7 +15,7 @@ from loguru import logger
 from PIL import Image, ImageDraw
 
 from benchmark.apps.base import App
-from benchmark.device import ActionError, DeviceSettings, check_settings
+from benchmark.device import SCROLL_FRACTION, ActionError, DeviceSettings, check_settings
 from benchmark.sim import system
 from benchmark.sim.clock import SimClock
 from benchmark.sim.storage import Storage
@@ -627,7 +627,7 @@ class SimDevice:
         node = self._scroll_target(frame, point)
         if node is None:
             return
-        step = node.meta.get("view_h_dp", 0.0) * 0.6
+        step = node.meta.get("view_h_dp", 0.0) * SCROLL_FRACTION
         if action.direction == "down":
             self._scroll_by(node, step)
         elif action.direction == "up":

@@ -70,21 +70,26 @@ class ShellV2Command(Service):
 
 
 class Interactive(Service):
-    """``adb shell`` with no command: a prompt, line editing as a terminal echoes it, one
-    shell whose ``$?`` carries over; ``exit`` or Ctrl-D ends it."""
+    """``adb shell`` with no command: one shell reading lines, whose ``$?`` carries over;
+    ``exit`` or the end of input ends it. On a terminal (``tty``) it prompts, echoes what
+    is typed and ends lines with CR LF, as a pty does; from a pipe it just runs the script."""
 
-    def __init__(self, phone: Any, *, v2: bool):
-        self.phone, self.v2 = phone, v2
+    def __init__(self, phone: Any, *, v2: bool, tty: bool):
+        self.phone, self.v2, self.tty = phone, v2, tty
         self.shell = phone.shell()
         self.line = bytearray()
         self.pending = bytearray()  # v2: packet bytes not yet complete
-        self.prompt = f"{phone.env.get('HOSTNAME', 'phone')}:/ $ ".encode()
+        self.prompt = f"{phone.env.get('HOSTNAME', 'phone')}:/ $ ".encode() if tty else b""
+        self.done = False
 
-    def _out(self, stream: Stream, data: bytes) -> None:
+    def _out(self, stream: Stream, data: bytes, fd: int = 1) -> None:
         if data:
-            stream.write(v2_packet(ID_STDOUT, data) if self.v2 else data)
+            stream.write(v2_packet(ID_STDOUT if fd == 1 else ID_STDERR, data) if self.v2 else data)
 
     def _end(self, stream: Stream, status: int) -> None:
+        if self.done:
+            return
+        self.done = True
         if self.v2:
             stream.write(v2_packet(ID_EXIT, bytes([status & 0xFF])))
         stream.close()
@@ -97,7 +102,7 @@ class Interactive(Service):
             self._typed(stream, payload)
             return
         self.pending += payload
-        while len(self.pending) >= _PACKET.size:
+        while len(self.pending) >= _PACKET.size and not self.done:
             ident, length = _PACKET.unpack_from(self.pending)
             if len(self.pending) < _PACKET.size + length:
                 return
@@ -106,35 +111,42 @@ class Interactive(Service):
             if ident == ID_STDIN:
                 self._typed(stream, body)
             elif ident == ID_CLOSE_STDIN:
+                if self.line:
+                    self._run_line(stream)
                 self._end(stream, self.shell.status)
-                return
+
+    def _run_line(self, stream: Stream) -> None:
+        line, self.line = self.line.decode("utf-8", "replace"), bytearray()
+        with self.phone.lock:
+            out = self.shell.run(line)
+        for fd, data in out.chunks:
+            self._out(stream, data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n") if self.tty else data, fd)
+        if out.exited:
+            self._end(stream, out.status)
+            return
+        self._out(stream, self.prompt)
 
     def _typed(self, stream: Stream, keys: bytes) -> None:
         for b in keys:
-            if b in (0x0D, 0x0A):
-                self._out(stream, b"\r\n")
-                line, self.line = self.line.decode("utf-8", "replace"), bytearray()
-                if line.strip() in ("exit", "logout") or line.strip().startswith("exit "):
-                    code = line.split()[1] if len(line.split()) > 1 else "0"
-                    self._end(stream, int(code) if code.isdigit() else 0)
-                    return
-                with self.phone.lock:
-                    out = self.shell.run(line)
-                self._out(stream, out.merged.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
-                self._out(stream, self.prompt)
-            elif b == 0x04 and not self.line:  # Ctrl-D on an empty line
-                self._end(stream, self.shell.status)
+            if self.done:
                 return
-            elif b in (0x7F, 0x08):
+            if b in (0x0D, 0x0A):
+                if self.tty:
+                    self._out(stream, b"\r\n")
+                self._run_line(stream)
+            elif b == 0x04 and not self.line and self.tty:  # Ctrl-D on an empty line
+                self._end(stream, self.shell.status)
+            elif b in (0x7F, 0x08) and self.tty:
                 if self.line:
                     self.line = self.line[:-1]
                     self._out(stream, b"\b \b")
-            elif b == 0x03:  # Ctrl-C: drop the line
+            elif b == 0x03 and self.tty:  # Ctrl-C: drop the line
                 self.line = bytearray()
                 self._out(stream, b"^C\r\n" + self.prompt)
             elif len(self.line) < MAX_INTERACTIVE_LINE:
                 self.line.append(b)
-                self._out(stream, bytes([b]))
+                if self.tty:
+                    self._out(stream, bytes([b]))
 
 
 class Sync(Service):
@@ -167,9 +179,8 @@ def open_service(phone: Any, name: str, max_payload: int) -> Optional[Service]:
         if args and "v2" not in args and not all("=" in a or a in ("raw", "pty") for a in args):
             return None
         v2 = "v2" in args
-        interactive = "pty" in args or (not command and "raw" not in args)
-        if interactive and not command:
-            return Interactive(phone, v2=v2)
+        if not command:  # a shell reading its input: a terminal unless asked for raw
+            return Interactive(phone, v2=v2, tty="raw" not in args)
         if v2:
             return ShellV2Command(phone, command, max_payload - _PACKET.size)
         return RawCommand(phone, command)

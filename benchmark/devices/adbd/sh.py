@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Optional, Union
+from typing import Callable, Mapping, Optional, Protocol, Union
 
 SH = "/system/bin/sh"
 MAX_LINE = 128 * 1024
@@ -229,6 +229,7 @@ class Output:
 
     chunks: list[tuple[int, bytes]] = field(default_factory=list)
     status: int = 0
+    exited: bool = False  # the line ran `exit`
 
     def write(self, fd: int, data: bytes) -> None:
         if data:
@@ -267,9 +268,12 @@ class Call:
 Tool = Callable[[Call], int]
 
 
-class Files(object):  # the part of FileStore the shell needs (redirections)
-    def read(self, path: str) -> bytes: ...  # pragma: no cover
-    def write(self, path: str, data: bytes, *, append: bool = False) -> None: ...  # pragma: no cover
+class Files(Protocol):
+    """The part of the phone's file store the shell needs (redirections)."""
+
+    def read(self, path: str) -> bytes: ...
+
+    def write(self, path: str, data: bytes, *, append: bool = False) -> None: ...
 
 
 class Shell:
@@ -298,6 +302,7 @@ class Shell:
                 self.status = status
         except ExitShell as stop:
             self.status = stop.status
+            out.exited = True
         out.status = self.status
         return out
 
@@ -305,19 +310,20 @@ class Shell:
         return _VAR.sub(lambda m: str(self.status) if m.group(1) == "?" else self.env.get(m.group(1), ""), word)
 
     def _pipeline(self, pipe: Pipeline, out: Output) -> int:
-        data: Optional[bytes] = b""
+        data = b""
         status = 0
         for k, cmd in enumerate(pipe.commands):
-            last = k == len(pipe.commands) - 1
-            status, data = self._simple(cmd, data or b"", out, to_pipe=not last)
+            status, data = self._simple(cmd, data, out, to_pipe=k < len(pipe.commands) - 1)
         self.status = status
         return status
 
-    def _simple(self, cmd: Simple, stdin: bytes, out: Output, *, to_pipe: bool) -> tuple[int, Optional[bytes]]:
+    def _simple(self, cmd: Simple, stdin: bytes, out: Output, *, to_pipe: bool) -> tuple[int, bytes]:
+        """Run one command; returns its status and what it wrote into the pipe (if ``to_pipe``)."""
         argv = [self._expand(a) for a in cmd.argv]
         call = Call(argv, stdin)
-        sinks: dict[int, Optional[tuple[str, bool]]] = {1: None, 2: None}  # None = the terminal (or the pipe)
-        merged_err = False
+        # where each fd goes: "out" (the pipe, or the terminal's stdout), "err" (the terminal's stderr),
+        # a file path, or None (/dev/null); `2>&1` copies fd 1's destination as it is at that point
+        sinks: dict[int, Optional[str]] = {1: "out", 2: "err"}
         for r in cmd.redirects:
             target = self._expand(r.target)
             try:
@@ -326,16 +332,12 @@ class Shell:
                 elif r.op == ">&":
                     if target not in ("1", "2"):
                         raise OSError(f"{target}: bad file descriptor")
-                    if r.fd == 2 and target == "1":
-                        merged_err = True
-                        sinks[2] = sinks[1]
-                    else:
-                        sinks[r.fd] = sinks[int(target)]
-                elif target != "/dev/null" or r.op not in (">", ">>"):
-                    self.files.write(target, b"", append=True) if r.op == ">>" else self.files.write(target, b"")
-                    sinks[r.fd] = (target, True)
+                    sinks[r.fd] = sinks[int(target)]
+                elif target == "/dev/null":
+                    sinks[r.fd] = None
                 else:
-                    sinks[r.fd] = ("/dev/null", False)
+                    self.files.write(target, b"", append=r.op == ">>")  # creates (or truncates) it now
+                    sinks[r.fd] = target
             except OSError as exc:
                 out.write(2, f"{SH}: {exc}\n".encode())
                 return 1, b""
@@ -346,23 +348,19 @@ class Shell:
             call.err += f"{SH}: {argv[0]}: not found\n".encode()
             status = 127
         else:
-            try:
-                status = int(tool(call))
-            except ExitShell:
-                raise
+            status = int(tool(call))
         piped = b""
         for fd, data in ((1, bytes(call.out)), (2, bytes(call.err))):
-            sink = sinks[fd] if not (fd == 2 and merged_err) else sinks[1]
-            if sink is None:
-                if fd == 1 and to_pipe:
-                    piped += data
-                elif fd == 2 and merged_err and to_pipe:
-                    piped += data
-                else:
-                    out.write(fd, data)
-            elif sink[1]:
+            sink = sinks[fd]
+            if not data or sink is None:
+                continue
+            if sink == "out" and to_pipe:
+                piped += data
+            elif sink in ("out", "err"):
+                out.write(1 if sink == "out" else 2, data)
+            else:
                 try:
-                    self.files.write(sink[0], data, append=True)
+                    self.files.write(sink, data, append=True)
                 except OSError as exc:
                     out.write(2, f"{SH}: {exc}\n".encode())
         return status, piped
