@@ -158,3 +158,24 @@ def test_a_script_piped_into_adb_shell(adb_server, served):
                          capture_output=True, timeout=60)
     assert res.stdout == b"34\nstatus=127\n" and res.returncode == 3
     assert res.stderr == b"/system/bin/sh: nosuchtool: not found\n"
+
+
+def test_tasks_run_phone_side_only_on_a_served_phone(device, served, tmp_path):
+    from adb_fake import FakePhone
+    from benchmark import make_task
+    from benchmark.device import DeviceError
+    from benchmark.devices.phone_task import PhoneTask, for_device
+
+    task = make_task("SystemWifiTurnOff", seed=2)
+    assert for_device(task, SimDevice()) is task
+    real = AdbDevice(adb_device=FakePhone(), settle_seconds=0, action_settle_seconds=0, journal_dir=None)
+    assert for_device(task, real) is task  # `cmd: Can't find service: ttir` on a real phone
+    with pytest.raises(DeviceError, match="serve-adb"):
+        real.reset(task)
+    here = for_device(task, device)
+    assert isinstance(here, PhoneTask) and here.goal == task.goal
+    obs = device.reset(here)
+    assert served.phone.task.task.params == task.params and obs.package == "com.google.android.apps.nexuslauncher"
+    assert here.verify(device) is task.verify(served.phone.sim) is False
+    served.phone.sim.system.wifi = False  # done on the phone: the verdict comes from its state
+    assert here.verify(device) is True

@@ -57,7 +57,7 @@ def decode_screenshot(data: bytes) -> Image.Image:
         try:
             img = Image.open(io.BytesIO(candidate))
             img.load()
-            return img.convert("RGB")
+            return img if img.mode == "RGB" else img.convert("RGB")  # no copy when it already is
         except Exception:  # noqa: BLE001 - PIL raises several types for bad data
             continue
     head = data[:120].decode("utf-8", "replace").strip()

@@ -48,6 +48,8 @@ class PhoneTask:
         self.task = task
 
     def __getattr__(self, name: str) -> Any:
+        if name == "task":  # not set yet (copy, unpickling): do not recurse
+            raise AttributeError(name)
         return getattr(self.task, name)
 
     def __repr__(self) -> str:

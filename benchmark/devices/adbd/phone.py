@@ -94,7 +94,7 @@ class ServedPhone:
         self.task: Optional[PhoneTask] = None
         self.env = {"HOME": "/", "PATH": "/system/bin", "EXTERNAL_STORAGE": "/sdcard", "ANDROID_DATA": "/data",
                     "USER": "shell", "HOSTNAME": self.data.properties.get("ro.product.device", "phone")}
-        self._png: tuple[int, bytes] = (0, b"")
+        self._png: tuple[Any, bytes] = (None, b"")  # (the image, its PNG): the image is kept so it is not reused
         self._tools: Optional[Mapping[str, Any]] = None
 
     def __repr__(self) -> str:
@@ -135,10 +135,9 @@ class ServedPhone:
         return self.device.observe()
 
     def screenshot_png(self) -> bytes:
-        obs = self.observe()
-        key = id(obs.screenshot)
-        if self._png[0] != key or not self._png[1]:
-            self._png = (key, encode_png(obs.screenshot))
+        shot = self.observe().screenshot
+        if self._png[0] is not shot:
+            self._png = (shot, encode_png(shot))
         return self._png[1]
 
     def dump_xml(self) -> str:
