@@ -31,10 +31,19 @@ def test_serve_a_task_with_perturbations_then_stop(adb_server, tmp_path, capsys)
         dump = shell("uiautomator dump /dev/tty")
         assert "com.android.settings" in dump and "permissioncontroller" in dump  # the pop-up is in the dump
 
+        # a tap on the pop-up's decline button goes to the pop-up, which closes (the app stays)
+        from ttir.types import Observation
+
+        obs = Observation.from_xml(dump)
+        deny = next(e for e in obs.elements if e.resource_id.endswith("permission_deny_button"))
+        shell(f"input tap {deny.center[0]} {deny.center[1]}")
+        after = shell("uiautomator dump /dev/tty")
+        assert "permissioncontroller" not in after and "com.android.settings" in after
+
         assert main(["serve-adb", "--verdict", str(port), "--adb-port", str(adb_server.port)]) == 0
         verdict = json.loads(capsys.readouterr().out)
         assert (verdict["task"], verdict["success"]) == ("SystemWifiTurnOn", False)
-        assert any(e["event"] == "overlay_shown" for e in verdict["events"])
+        assert {"overlay_shown", "overlay_dismissed"} <= {e["event"] for e in verdict["events"]}
 
         proc.send_signal(signal.SIGTERM)
         rest, _ = proc.communicate(timeout=30)

@@ -8,7 +8,10 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:  # pragma: no cover
+    import subprocess
 
 DESCRIPTION = """\
 Serve N simulated phones over the adb protocol on consecutive TCP ports, as

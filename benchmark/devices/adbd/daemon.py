@@ -73,6 +73,10 @@ class AdbDaemon:
         """Stop listening and hang up every connection (the adb server then lists the phone offline)."""
         self._closed.set()
         try:
+            self._sock.shutdown(socket.SHUT_RDWR)  # wakes the accept() blocked in the other thread
+        except OSError:
+            pass
+        try:
             self._sock.close()
         except OSError:
             pass

@@ -61,11 +61,10 @@ class ShellV2Command(Service):
 
     def start(self, stream: Stream) -> None:
         out = self.phone.run(self.command)
-        for fd, data in out.chunks:
-            ident = ID_STDOUT if fd == 1 else ID_STDERR
-            for i in range(0, len(data), self.max_packet):
-                stream.write(v2_packet(ident, data[i:i + self.max_packet]))
-        stream.write(v2_packet(ID_EXIT, bytes([out.status & 0xFF])))
+        packets = [v2_packet(ID_STDOUT if fd == 1 else ID_STDERR, data[i:i + self.max_packet])
+                   for fd, data in out.chunks for i in range(0, len(data), self.max_packet)]
+        # one write: the transport fills each WRTE to the payload limit (every WRTE waits for an OKAY)
+        stream.write(b"".join(packets) + v2_packet(ID_EXIT, bytes([out.status & 0xFF])))
         stream.close()
 
 
