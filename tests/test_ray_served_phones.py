@@ -46,7 +46,9 @@ def lines(run_dir: Path) -> list[dict]:
 
 def test_served_phones_under_ray_match_the_simulator(adb_server, served_phones, tmp_path):
     base = dict(name="served", tasks=["SystemWifiTurnOn", "SimpleSmsSend"],
-                perturbations=["clean", "popup_permission", "font_size_large"],
+                # a notification whose Reply opens "Messages" (the SMS app, by the simulator's name), a
+                # settings perturbation through `settings put`
+                perturbations=["clean", "notification_message", "font_size_large"],
                 agents=[AgentSpec(name="planner", kind="planner"), AgentSpec(name="reference", kind="reference")],
                 guard=["off", "rules"], seeds=[0], workers=2, screenshots="failures", screenshot_width=96,
                 budget_multiplier=4)
@@ -66,3 +68,4 @@ def test_served_phones_under_ray_match_the_simulator(adb_server, served_phones, 
     assert {r["device"] for r in remote.values()} == {f"adb:{s}" for s in served_phones}  # both phones served
     assert any(not r["success"] for r in local.values()), "the spec should include a failure"
     assert any(r["success"] for r in local.values())
+    assert any(r["events"].get("app_launched") for r in remote.values())  # "Messages" opened on the phone

@@ -248,3 +248,17 @@ def test_sync_stat_list_recv_send_split_anywhere(phone):
 def test_malformed_sync_requests_are_refused(phone, bad):
     with pytest.raises(SyncError):
         SyncSession(phone.files, phone.lock).feed(bad)
+
+
+def test_cmd_ttir_apps_names_the_apps_as_the_plans_do(phone):
+    import json
+
+    from benchmark.devices.adb_apps import AppTable
+
+    names = json.loads(out(phone, cmd.TTIR_APPS))
+    assert names["SMS Messenger"] == names["Messages"] == "com.simplemobiletools.smsmessenger"
+    assert list(names)[:2] == ["Contacts", "SMS Messenger"]  # labels first, then aliases
+    table = AppTable()
+    assert table.candidates("messages") == ("com.google.android.apps.messaging", "com.android.messaging")
+    table.add(names)
+    assert table.candidates("messages") == ("com.simplemobiletools.smsmessenger",)  # the phone's own names win

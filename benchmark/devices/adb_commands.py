@@ -272,6 +272,7 @@ def night_mode(word: str) -> str:
 TTIR_VERSION = "cmd ttir version"
 TTIR_TASK_VERIFY = "cmd ttir task verify"
 TTIR_EVENTS = "cmd ttir events"
+TTIR_APPS = "cmd ttir apps"
 _TASK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 

@@ -27,15 +27,22 @@ def params_digest(params: dict[str, Any]) -> str:
 
 
 def serves_tasks(device: Any) -> bool:
-    """Whether ``device`` is an AdbDevice on a ttir served phone (asked once per device)."""
+    """Whether ``device`` is an AdbDevice on a ttir served phone (asked once per device).
+
+    A served phone's app names (the simulator's labels and aliases, which the tasks' plans
+    use: "Messages" is its SMS app) then join the device's app table, ahead of the
+    real-phone names, so ``open_app`` opens what it opens in the simulator."""
     shell = getattr(device, "shell", None)
     if not callable(shell):
         return False
     if device not in _SERVED:
         try:
-            _SERVED[device] = shell(cmd.TTIR_VERSION).strip().startswith("ttir-served-phone")
-        except DeviceError:
-            _SERVED[device] = False
+            served = shell(cmd.TTIR_VERSION).strip().startswith("ttir-served-phone")
+            if served and hasattr(getattr(device, "apps", None), "add"):
+                device.apps.add(json.loads(shell(cmd.TTIR_APPS)))
+        except (DeviceError, ValueError):
+            served = False
+        _SERVED[device] = served
     return _SERVED[device]
 
 

@@ -5,7 +5,8 @@ seed app data and verify app state, which only the phone holds. So the runner
 asks the phone: ``cmd ttir task setup NAME SEED DIGEST`` (factory reset, then
 the task's setup; the task is rebuilt from its seed and DIGEST proves it has
 the runner's parameters), ``cmd ttir task verify`` (the verdict, JSON) and
-``cmd ttir events`` (the event log of a perturbation served with the phone).
+``cmd ttir events`` (the event log of a perturbation served with the phone);
+``cmd ttir apps`` names the apps as the tasks' plans do (JSON name -> package).
 A real phone answers ``cmd: Can't find service: ttir``.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 from benchmark.devices.adbd.sh import Call
 
 VERSION = "ttir-served-phone 1"
-USAGE = "usage: cmd ttir version | task setup NAME SEED DIGEST | task verify | events"
+USAGE = "usage: cmd ttir version | apps | task setup NAME SEED DIGEST | task verify | events"
 
 
 def _task(name: str, seed: str, digest: str) -> Any:
@@ -41,6 +42,12 @@ def _task(name: str, seed: str, digest: str) -> Any:
 def ttir_service(phone: Any, call: Call, args: list[str]) -> int:
     if args == ["version"]:
         call.print(VERSION)
+        return 0
+    if args == ["apps"]:
+        launcher = [(pkg, app) for pkg, app in phone.sim.apps.items() if app.in_launcher]
+        names = {app.label: pkg for pkg, app in launcher}  # labels first: a package's first name is its label
+        names.update({alias: pkg for pkg, app in launcher for alias in app.aliases if alias not in names})
+        call.print(json.dumps(names))
         return 0
     if args[:2] == ["task", "setup"] and len(args) == 5:
         try:
