@@ -12,6 +12,7 @@ foreground app (``dumpsys window``) to that, and is reported too.
 
 from __future__ import annotations
 
+import os
 import socket
 import statistics
 import subprocess
@@ -45,6 +46,7 @@ def measure_adb() -> dict[str, Any]:
     from ttir.cli.serve_adb import spawn
 
     names = [t for t in TASKS if t in KNOWN]
+    load_before = os.getloadavg()[0]
     adb, server_port, phone_port = adb_path(), _free_port(), _free_port()
     subprocess.run([adb, "-P", str(server_port), "start-server"], check=True, capture_output=True, timeout=60)
     phone, _ = spawn(phone_port)
@@ -110,5 +112,8 @@ def measure_adb() -> dict[str, Any]:
         if in_process["median_ms"] else None,
         "per_call_median_ms": {k: _ms(v)["median_ms"] for k, v in calls.items()},
         "acceptance_150ms": adb_step["median_ms"] <= 150.0,
+        # three processes (agent, adb server, phone) take turns per call: an oversubscribed machine shows here
+        "load_average_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+        "cpus": os.cpu_count(),
         "tasks": names,
     }

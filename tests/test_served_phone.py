@@ -262,3 +262,22 @@ def test_cmd_ttir_apps_names_the_apps_as_the_plans_do(phone):
     assert table.candidates("messages") == ("com.google.android.apps.messaging", "com.android.messaging")
     table.add(names)
     assert table.candidates("messages") == ("com.simplemobiletools.smsmessenger",)  # the phone's own names win
+
+
+def test_png_encoder_reuses_unchanged_bands_and_stays_exact(phone):
+    import zlib
+
+    from benchmark.devices.adbd.png import PngEncoder
+
+    enc = PngEncoder()
+    frames = [phone.observe().screenshot]
+    phone.run(cmd.launch_package("com.android.settings"))
+    frames.append(phone.observe().screenshot)
+    phone.run(cmd.keyevent("KEYCODE_HOME"))
+    frames.append(phone.observe().screenshot)
+    for img in frames + frames[::-1]:
+        png = enc.encode(img)
+        back = Image.open(io.BytesIO(png))
+        assert back.convert("RGB").tobytes() == img.tobytes()
+        idat = png[png.index(b"IDAT") + 4:png.index(b"IEND") - 8]
+        assert zlib.decompress(idat)  # a valid zlib stream: its adler32 checks out

@@ -21,7 +21,7 @@ from benchmark.device import ActionError
 from benchmark.devices.adb_settings import Display
 from benchmark.devices.adbd import wire
 from benchmark.devices.adbd.files import FileStore
-from benchmark.devices.adbd.png import encode_png
+from benchmark.devices.adbd.png import PngEncoder
 from benchmark.devices.adbd.settings import PhoneSettings
 from benchmark.devices.adbd.sh import Output, Shell
 from ttir.types import Action, Observation
@@ -95,6 +95,7 @@ class ServedPhone:
         self.env = {"HOME": "/", "PATH": "/system/bin", "EXTERNAL_STORAGE": "/sdcard", "ANDROID_DATA": "/data",
                     "USER": "shell", "HOSTNAME": self.data.properties.get("ro.product.device", "phone")}
         self._png: tuple[Any, bytes] = (None, b"")  # (the image, its PNG): the image is kept so it is not reused
+        self._encoder = PngEncoder()
         self._tools: Optional[Mapping[str, Any]] = None
 
     def __repr__(self) -> str:
@@ -137,7 +138,7 @@ class ServedPhone:
     def screenshot_png(self) -> bytes:
         shot = self.observe().screenshot
         if self._png[0] is not shot:
-            self._png = (shot, encode_png(shot))
+            self._png = (shot, self._encoder.encode(shot))
         return self._png[1]
 
     def dump_xml(self) -> str:
