@@ -122,7 +122,10 @@ def run(args: argparse.Namespace) -> int:
             phone = ServedPhone(build_device(task, args.perturb, args.seed), serial=f"ttir-sim-{port}")
             if task is not None or args.perturb:
                 phone.start_task(task)
-            daemons.append(AdbDaemon(phone, host=args.host, port=port).start())
+            try:
+                daemons.append(AdbDaemon(phone, host=args.host, port=port).start())
+            except OSError as exc:
+                raise ValueError(f"{exc}; is something else listening there? Choose another --port") from None
         _announce(daemons, task, args)
         stop = threading.Event()
         previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -173,10 +176,14 @@ def show_verdict(port: int, host: str, adb_port: Optional[int]) -> int:
     ensure_server(server_host, server_port)
     client = adbutils.AdbClient(host=server_host, port=server_port)
     serial = f"{host}:{port}"
-    if serial not in {d.serial for d in client.list()}:
-        client.connect(serial, timeout=10)
-    device = client.device(serial)
-    out = device.shell(cmd.TTIR_TASK_VERIFY)
+    try:
+        if serial not in {d.serial for d in client.list()}:
+            client.connect(serial, timeout=10)
+        out = client.device(serial).shell(cmd.TTIR_TASK_VERIFY)
+    except Exception as exc:  # noqa: BLE001 - adbutils' errors, in plain words
+        print(f"ttir serve-adb: no served phone answers at {serial} (through the adb server at "
+              f"{server_host}:{server_port}): {exc}. Is `ttir serve-adb --port {port}` running?", file=sys.stderr)
+        return 1
     if not out.strip().startswith("{"):
         print(f"ttir serve-adb: {serial} gave no verdict: {out.strip()[:300]}", file=sys.stderr)
         return 1
