@@ -285,7 +285,7 @@ class ActionEffectDiagnoser(Diagnoser):
             return self._f("no", 0.85, f"the typed text {typed!r} is not in any text field", details)
         details["landed_in"] = F.describe_field(after, landed[0])
         if self.config.check_text_fields and screen_tree(before).has_tree:
-            intended = F.mentioned_fields(before, rec.step.summary, typed)
+            intended = F.mentioned_fields(before, rec.step.summary, typed) or self._targeted_field(rec)
             if intended:
                 landed_before = [F.to_before(before, after, i) for i in landed]
                 if not any(j in intended for j in landed_before if j is not None):
@@ -295,6 +295,15 @@ class ActionEffectDiagnoser(Diagnoser):
                     return self._f("no", 0.8, f"the text landed in the field {got[0] if got else '?'!r}, "
                                               f"not in the {names[0] if names else '?'!r} field the step names", details)
         return self._f("yes", 0.85, "the typed text is in the intended field", details)
+
+    @staticmethod
+    def _targeted_field(rec: StepRecord) -> list[int]:
+        """The field an input_text aimed at by position or index (when its summary names none)."""
+        a, before = rec.step.action, rec.observation
+        if a.x is None and a.index is None:
+            return []
+        ti = target_index(a, before)
+        return [ti] if ti is not None and before.elements[ti].editable else []
 
     @staticmethod
     def _target_field_hidden(rec: StepRecord, after: Observation) -> bool:
@@ -307,10 +316,7 @@ class ActionEffectDiagnoser(Diagnoser):
         if ti is None:
             return True
         e = before.elements[ti]
-        same = [i for i in F.editable_indices(after)
-                if (e.resource_id and after.elements[i].resource_id == e.resource_id)
-                or (not e.resource_id and after.elements[i].bounds == e.bounds)]
-        return not same
+        return not any(F.to_before(before, after, i) == ti for i in F.editable_indices(after))
 
     # -- other actions -------------------------------------------------------------------
     def _swipe(self, rec: StepRecord, after: Observation, ch: ScreenChange, base: dict[str, Any]) -> Finding:

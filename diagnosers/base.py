@@ -24,17 +24,16 @@ class Cost(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model_calls: int = 0
+    failed_calls: int = 0  # calls that raised (billed all the same: tokens, latency)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
 
     def __add__(self, other: "Cost") -> "Cost":
-        return Cost(
-            model_calls=self.model_calls + other.model_calls,
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            latency_s=self.latency_s + other.latency_s,
-        )
+        return Cost(**{k: getattr(self, k) + getattr(other, k) for k in Cost.model_fields})
+
+    def __sub__(self, other: "Cost") -> "Cost":
+        return Cost(**{k: getattr(self, k) - getattr(other, k) for k in Cost.model_fields})
 
 
 class DiagnosisContext(BaseModel):

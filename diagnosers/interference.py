@@ -4,7 +4,7 @@ Rules over the UI tree. Each overlay candidate (a window from another package, a
 system dialog, a heads-up banner, a dialog / sheet container inside the app)
 gets a score from structural evidence (known system dialog ids, interrupter
 packages, system UI windows, dialog containers, a scrim), from the interruption
-lexicon (``data/interruption.yaml``) and from a decline button; app dialogs the
+lexicon (``data/interruption/``, one file per language) and from a decline button; app dialogs the
 agent's own last tap opened ("Delete recipe?" after tapping "Delete") and
 dialogs that share words with the goal lose score. Score >= ``min_score``:
 true; >= ``uncertain_score``: uncertain (the cascade asks the model).
@@ -30,6 +30,7 @@ from diagnosers.signals.change import compare
 from diagnosers.signals.context import CLOSING_KINDS, goal_words, in_overlay, shade_owned, track
 from diagnosers.signals.findings import as_judgment, model_finding
 from diagnosers.signals.image import region_mean
+from diagnosers.signals.intents import goal_intents, shared_intents
 from diagnosers.signals.lexicon import Lexicon, load_lexicon
 from diagnosers.signals.overlays import (
     LEXICON_CAP,
@@ -48,11 +49,12 @@ from ttir.config import InterferenceConfig
 from ttir.types import Observation
 
 W_FOREIGN_APP = 0.45  # a window of another app than the one(s) the agent works in
-W_UNREQUESTED_SHADE = 0.35
+W_UNREQUESTED_SHADE = 0.6  # the shade is open and no step of the agent pulled it down
 W_OPENED_BY_LAST_ACTION = -0.45  # the agent's own tap opened this dialog ("Delete" -> "Delete recipe?")
 W_GOAL_WORD = -0.15  # per shared goal word (at most two)
 W_CONTINUES_INTERRUPTION = 0.15  # opened by a tap inside an interruption (a wizard's next page)
 W_FLOW = 0.3  # the screen an engage / neutral tap on an interruption led to
+W_GOAL_INTENT = -0.7  # the dialog asks for what the goal needs (scan -> camera, "sign in with Google" -> account chooser)
 W_PERSISTENT_SPINNER = 0.45
 VERDICT_KEY = "interference.verdict"
 REVEALED_SHARE = 0.6  # share of a screen's labels already present before: the overlay just closed
@@ -118,6 +120,13 @@ class InterferenceDiagnoser(Diagnoser):
         roles = button_roles(c.buttons, self.lexicon, c.kind)
         if "dismiss" in roles and (lex > 0 or sum(c.features.values()) >= 0.45):
             feats["decline_button"] = W_DISMISS_BUTTON
+        needed = shared_intents(ctx.goal, c.texts, c.package)
+        if "sign_in_wall" in feats and "sign_in" in goal_intents(ctx.goal):
+            needed = needed | {"sign_in"}  # the goal asks to sign in: the wall is the way
+        if needed and c.kind == "takeover":
+            return None  # a page the goal itself needs (a sign-in page for a sign-in goal) is the task's own
+        if needed and c.kind not in ("anr", "crash", "lock_screen", "heads_up", "shade"):
+            feats["goal_needs_it"] = W_GOAL_INTENT
         if c.kind in ("window", "dialog", "takeover"):
             if c.kind == "window" and self._foreign(ctx, c):
                 feats["foreign_package"] = W_FOREIGN_APP
@@ -193,8 +202,7 @@ class InterferenceDiagnoser(Diagnoser):
         elif foreground_package(ctx.observation) != foreground_package(prev.observation):
             return None  # it opened another app: the task-alignment check's business
         tree = screen_tree(ctx.observation)
-        main = next((r for r in tree.roots if r not in tree.chrome_roots and r not in tree.ime_roots
-                     and r not in tree.heads_up_roots and r not in tree.shade_roots), None)
+        main = tree.main_root()
         if main is None:
             return None
         c = make_candidate(ctx.observation, main, "flow", True)
@@ -211,12 +219,11 @@ class InterferenceDiagnoser(Diagnoser):
         return sim is not None and sim >= FLOW_SAME_PAGE
 
     def _foreign(self, ctx: DiagnosisContext, c: Candidate) -> bool:
+        """A window of another app than the one the task is in (the foreground app, else
+        the first app window) and than the apps the agent used on track."""
         if not is_app_package(c.package):
             return False
-        tree = screen_tree(ctx.observation)
-        main = next((package_of(ctx.observation.elements[r].package) for r in tree.roots
-                     if r not in tree.chrome_roots and r not in tree.ime_roots), "")
-        if c.package == main:
+        if c.package == foreground_package(ctx.observation):
             return False
         return c.package not in track(ctx).on_task
 
@@ -303,7 +310,7 @@ class InterferenceDiagnoser(Diagnoser):
             "score": score,
             "features": {k: round(v, 3) for k, v in feats.items() if v},
             "lexicon_hits": sorted(hits),
-            "dismiss_hint": "swipe_up" if c.kind == "heads_up" else ("button" if "dismiss" in roles else "back"),
+            "dismiss_hint": _dismiss_hint(c.kind, roles),
             "element_index": c.index,
         }
 
@@ -335,3 +342,11 @@ def _inside(p: tuple[int, int], box: Any) -> bool:
     x1, y1, x2, y2 = box
     return x1 <= p[0] < x2 and y1 <= p[1] < y2
 
+
+def _dismiss_hint(kind: str, roles: list[str]) -> str:
+    """How the dismiss recovery should leave this overlay."""
+    if kind == "lock_screen":
+        return "report"  # blocking: a PIN cannot be dismissed
+    if kind == "heads_up":
+        return "swipe_up"
+    return "button" if "dismiss" in roles else "back"

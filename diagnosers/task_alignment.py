@@ -51,8 +51,7 @@ def _page_lexicon(obs: Any) -> float:
     """The interruption-lexicon score of the screen's main window (consent, trial,
     verification vocabulary), as if it were one big dialog."""
     t = screen_tree(obs)
-    main = next((r for r in t.roots if r not in t.chrome_roots and r not in t.ime_roots
-                 and r not in t.heads_up_roots and r not in t.shade_roots), None)
+    main = t.main_root()
     if main is None:
         return 0.0
     return score_text(make_candidate(obs, main, "flow", True), load_lexicon(None))[0]

@@ -26,7 +26,7 @@ from diagnosers.base import Cost, DiagnosisContext, Finding
 from diagnosers.judgment import Judgment
 from ttir.config import CascadeConfig, PromptsConfig, TTIRConfig, VLMConfig
 from ttir.types import Action, AgentStep, Observation, StepRecord
-from ttir.vlm import VLMClient, VLMError
+from ttir.vlm import VLMClient
 
 CACHE_KEY = "vlm_judgment"
 _TASK_KEY = "vlm_judgment_task"
@@ -40,22 +40,26 @@ from ttir.describe import (  # noqa: E402
     THOUGHT_CHARS,
     TREE_LINES,
     compact_tree,
+    describe_action,
     describe_history,
     describe_screens,
 )
-from ttir.describe import clip as _clip  # noqa: E402
+from ttir.prompt_data import fence, quote  # noqa: E402
+
+EVIDENCE_CHARS = 200
 
 
 def _describe_pending(pending: Optional[AgentStep]) -> str:
     if pending is None:
         return "(not chosen yet)"
-    text = pending.action.describe()
-    if pending.action.action_type == "status" and pending.action.goal_status == "complete":
-        text += " — the agent claims the task is complete; check that the screen confirms it."
+    lines = [describe_action(pending.action)]
     if pending.summary:
-        text += f"\nsummary: {_clip(pending.summary, THOUGHT_CHARS)}"
+        lines.append(f"summary: {quote(pending.summary, THOUGHT_CHARS)}")
     if pending.thought:
-        text += f"\nthought: {_clip(pending.thought, THOUGHT_CHARS)}"
+        lines.append(f"thought: {quote(pending.thought, THOUGHT_CHARS)}")
+    text = fence("the agent's proposed step", "\n".join(lines))
+    if pending.action.action_type == "status" and pending.action.goal_status == "complete":
+        text += "\nThe agent claims the task is complete; check that the screen confirms it."
     return text
 
 
@@ -86,6 +90,11 @@ def _sections(config: Any, **given: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------- the judge
 
 
+def _failure_cost(exc: BaseException) -> Cost:
+    usage = getattr(exc, "usage", None)
+    return Cost(**usage.as_cost()) if usage is not None else Cost()
+
+
 @dataclass
 class _Outcome:
     judgment: Optional[Judgment]
@@ -110,6 +119,7 @@ class VLMJudge:
         self.prompts: PromptsConfig = sections["prompts"]
         self.client = client if client is not None else VLMClient(sections["vlm"])
         self.template = prompts.load(self.prompts.diagnose)
+        self._data_notice = prompts.load("data_notice").render().strip()
         self.include_tree = include_tree
         self._lock = threading.Lock()
 
@@ -126,6 +136,7 @@ class VLMJudge:
         """The rendered diagnose prompt and the images to send with it."""
         screen, images = describe_screens(ctx.observation, ctx.previous_observation, include_tree=self.include_tree)
         text = self.template.render(
+            data_notice=self._data_notice,
             goal=ctx.goal,
             step=len(ctx.history) + 1,
             history=describe_history(ctx.history, self.cascade.history),
@@ -150,8 +161,8 @@ class VLMJudge:
                 try:
                     result = self.client.complete_json(text, images, Judgment)
                     ctx.cache[CACHE_KEY] = _Outcome(result.value, Cost(**result.usage.as_cost()))
-                except VLMError as exc:
-                    ctx.cache[CACHE_KEY] = _Outcome(None, Cost(**exc.usage.as_cost()) if exc.usage else Cost(), exc)
+                except Exception as exc:  # noqa: BLE001 - cached: one failure per step, not one call per diagnoser
+                    ctx.cache[CACHE_KEY] = _Outcome(None, _failure_cost(exc), exc)
             return self._take(ctx)
 
     async def ajudge(self, ctx: DiagnosisContext) -> tuple[Judgment, Cost]:
@@ -169,18 +180,28 @@ class VLMJudge:
         try:
             result = await self.client.acomplete_json(text, images, Judgment)
             ctx.cache[CACHE_KEY] = _Outcome(result.value, Cost(**result.usage.as_cost()))
-        except VLMError as exc:
-            ctx.cache[CACHE_KEY] = _Outcome(None, Cost(**exc.usage.as_cost()) if exc.usage else Cost(), exc)
+        except Exception as exc:  # noqa: BLE001
+            ctx.cache[CACHE_KEY] = _Outcome(None, _failure_cost(exc), exc)
 
     @staticmethod
     def _take(ctx: DiagnosisContext) -> tuple[Judgment, Cost]:
         outcome: _Outcome = ctx.cache[CACHE_KEY]
+        if outcome.error is not None:
+            raise outcome.error  # its cost is collected once, by charge_failure
         cost = Cost() if outcome.charged else outcome.cost
         outcome.charged = True
-        if outcome.error is not None:
-            raise outcome.error
         assert outcome.judgment is not None
         return outcome.judgment, cost
+
+    @staticmethod
+    def charge_failure(ctx: DiagnosisContext) -> Cost:
+        """What this context's failed call cost (tokens billed, latency, the failed call), once;
+        a zero Cost when the call succeeded, was not made or was charged already."""
+        outcome: Optional[_Outcome] = ctx.cache.get(CACHE_KEY)
+        if outcome is None or outcome.error is None or outcome.charged:
+            return Cost()
+        outcome.charged = True
+        return outcome.cost
 
 
 # ------------------------------------------------------------- recovery proposals
@@ -265,6 +286,7 @@ class RecoveryModel:
         self.client = client if client is not None else VLMClient(sections["vlm"])
         self.include_tree = include_tree
         self._action_space = prompts.load("action_space").render()
+        self._data_notice = prompts.load("data_notice").render().strip()
 
     def template(self, strategy: str, prompt: Optional[str] = None) -> prompts.PromptTemplate:
         if strategy not in RECOVERY_STRATEGIES:
@@ -285,18 +307,22 @@ class RecoveryModel:
         taken = list(getattr(ctx, "taken", []) or [])
         budget = getattr(ctx, "budget", len(taken) + 1)
         reason = str(finding.details.get("reason") or "") or f"{finding.diagnoser} answered {finding.verdict!r}"
+        evidence = [f"- {quote(e, EVIDENCE_CHARS)}" for e in finding.evidence[:6]]
         text = template.render(
+            data_notice=self._data_notice,
             goal=ctx.goal,
             diagnoser=finding.diagnoser,
             verdict=finding.verdict,
-            reason=reason,
-            evidence="\n".join(f"- Evidence: {_clip(e, 200)}" for e in finding.evidence[:6]),
-            failed_action=failed.action.describe() if failed else "(none recorded)",
-            intended_effect=(failed.summary if failed and failed.summary else "(not stated; infer it from the history)"),
-            recent_subgoal=subgoal or "(not stated; infer it from the goal and the history)",
+            reason=quote(reason, THOUGHT_CHARS),
+            evidence=fence("the diagnosis' evidence", "\n".join(evidence)) if evidence else "",
+            failed_action=describe_action(failed.action) if failed else "(none recorded)",
+            intended_effect=(quote(failed.summary, THOUGHT_CHARS) if failed and failed.summary
+                             else "(not stated; infer it from the history)"),
+            recent_subgoal=quote(subgoal, THOUGHT_CHARS) if subgoal else "(not stated; infer it from the goal and the history)",
             history=describe_history(history, self.history),
-            taken="\n".join(f"- {s.action.describe()}" + (f" — {s.summary}" if s.summary else "") for s in taken)
-            or "(none yet)",
+            taken=fence("recovery steps taken", "\n".join(
+                f"- {describe_action(s.action)}" + (f" — {quote(s.summary, THOUGHT_CHARS)}" if s.summary else "")
+                for s in taken)) if taken else "(none yet)",
             remaining=max(0, budget - len(taken)),
             screen=screen,
             screen_size=f"{obs.screen_size[0]}x{obs.screen_size[1]}",

@@ -15,7 +15,9 @@ AGENT_DOCS = {
 }
 
 
-def build_agent(ep: EpisodeSpec, task: Any) -> Any:
+def build_agent(ep: EpisodeSpec, task: Any, *, guard: bool = True) -> Any:
+    """The agent ``ep`` names, built with its params (wrapped by the guard unless ``guard=False``
+    or the episode's guard is off)."""
     kind, params = ep.agent.kind, dict(ep.agent.params)
     if kind == "replay":
         from benchmark.agents import ReplayAgent
@@ -33,18 +35,23 @@ def build_agent(ep: EpisodeSpec, task: Any) -> Any:
     elif kind == "reference":
         from benchmark.agents import ReferenceAgent
 
-        agent = ReferenceAgent(task.reference_solution())
+        agent = ReferenceAgent(task.reference_solution(), **params)  # it takes none: a typo must not pass
     elif kind == "vlm":
         from benchmark.agents.vlm import VLMAgent
 
         agent = VLMAgent(**params)
     else:  # pragma: no cover - the spec validates kinds
         raise ValueError(f"agent kind {kind!r} is unknown; expected one of {', '.join(AGENT_DOCS)}")
-    if ep.guard == "off":
+    if ep.guard == "off" or not guard:
         return agent
     import ttir
 
-    cfg = ttir.TTIRConfig.with_mode(ep.guard)
-    if ep.guard_config:
-        cfg = cfg.override(ep.guard_config)
-    return ttir.guard(agent, config=cfg)
+    return ttir.guard(agent, config=guard_config_for(ep.guard, ep.guard_config))
+
+
+def guard_config_for(mode: str, overrides: dict[str, Any]) -> Any:
+    """The TTIRConfig of guard ``mode`` with a spec's dotted ``guard_config`` overrides."""
+    from ttir.config import TTIRConfig
+
+    cfg = TTIRConfig.with_mode(mode)  # type: ignore[arg-type]
+    return cfg.override(overrides) if overrides else cfg

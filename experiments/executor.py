@@ -7,6 +7,7 @@ same two methods."""
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
@@ -40,7 +41,10 @@ class LocalExecutor:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         if ctx.get_start_method() == "fork":
             warm_up()  # forked workers inherit the imports and caches instead of each paying for them
-        with ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx) as pool:
+        from experiments.process_lifetime import die_with_parent
+
+        with ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=die_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             pending: set[Future] = set()
             it = iter(todo)
             # keep a small queue per worker so a kill loses little and results stream in order of completion

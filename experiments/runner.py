@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -12,11 +13,35 @@ from experiments.executor import make_executor
 from experiments.spec import ExperimentSpec
 from experiments.store import RunStore
 
+WORKERS_PER_CORE = 2  # simulated episodes are CPU-bound: more processes than this only add memory
+
+
+def available_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))  # what this process may use (containers, taskset)
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def worker_count(requested: int, episodes: int, executor: str = "local") -> tuple[int, Optional[str]]:
+    """How many workers to start for ``episodes`` episodes, and why fewer than ``requested`` (or None).
+
+    Never more than the episodes to run, nor (local processes) than ``WORKERS_PER_CORE`` x the cores."""
+    n, why = requested, None
+    if executor == "local":
+        cores = available_cores()
+        if n > WORKERS_PER_CORE * cores:
+            n, why = WORKERS_PER_CORE * cores, f"{WORKERS_PER_CORE} per core on {cores} core(s)"
+    if n > max(1, episodes):
+        n, why = max(1, episodes), f"only {episodes} episode(s) to run"
+    return n, why
+
 
 def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None, executor: str = "local",
         progress: bool = True, retry_errors: bool = False, **executor_options: Any) -> dict[str, Any]:
     """Run ``spec`` into ``out``; finished episodes found there are skipped (resume).
     ``retry_errors``: episodes recorded as errors are run again (their records replaced)."""
+    spec.check()  # a bad parameter fails now, not once per episode
     store = RunStore(out)
     store.write_meta("spec.json", spec.model_dump(mode="json"))
     episodes = spec.episodes()
@@ -26,7 +51,10 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
             logger.info("{}: running {} episode(s) that raised again", spec.name, store.drop(failed))
     done = store.done_ids()
     todo = [e for e in episodes if e.id not in done]
-    n_workers = workers or spec.workers
+    requested = workers or spec.workers
+    n_workers, why = worker_count(requested, len(todo), executor)
+    if why is not None:
+        logger.info("{}: {} worker(s) instead of the {} asked for: {}", spec.name, n_workers, requested, why)
     logger.info("{}: {} episodes, {} already done, {} to run on {} worker(s)", spec.name, len(episodes),
                 len(episodes) - len(todo), len(todo), n_workers)
     bar = None
@@ -54,7 +82,7 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
             bar.close()
     elapsed = time.perf_counter() - t0
     summary = {"episodes": len(episodes), "ran": ok, "skipped": len(episodes) - len(todo), "successes_this_run": succ,
-               "errors_this_run": errors, "elapsed_s": round(elapsed, 2),
+               "errors_this_run": errors, "workers": n_workers, "elapsed_s": round(elapsed, 2),
                "episodes_per_s": round(ok / elapsed, 3) if elapsed > 0 and ok else None}
     store.write_meta("run.json", summary)
     return summary

@@ -13,13 +13,31 @@ import re
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from ttir.validation import error_lines, load_yaml_mapping
+from ttir.validation import error_lines, load_yaml_mapping, short_repr
 
 GuardMode = Literal["off", "rules", "vlm", "cascade"]
 AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm"]
 COMPONENTS = ("state", "action", "transition")
+SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")  # one path component, never '.' or '..'
+
+
+def _safe_name(what: str, v: str) -> str:
+    if not SAFE_NAME.fullmatch(v):
+        raise ValueError(f"{what} {short_repr(v)} may only use letters, digits, '_', '.', '-' (and not start with '.')")
+    return v
+
+
+def _distinct(what: str, v: Any) -> Any:
+    if isinstance(v, list):
+        seen: set[Any] = set()
+        for x in v:  # tasks, seeds and guard modes are hashable
+            if x in seen:
+                raise ValueError(f"{what}={short_repr(v)} lists {short_repr(x)} more than once; "
+                                 "each copy would run again under the same episode id")
+            seen.add(x)
+    return v
 
 
 class AgentSpec(BaseModel):
@@ -32,9 +50,7 @@ class AgentSpec(BaseModel):
     @field_validator("name")
     @classmethod
     def _safe(cls, v: str) -> str:
-        if not re.fullmatch(r"[A-Za-z0-9_.-]+", v):
-            raise ValueError(f"agent name {v!r} may only use letters, digits, '_', '.', '-'")
-        return v
+        return _safe_name("agent name", v)
 
 
 class DeviceSpec(BaseModel):
@@ -52,17 +68,17 @@ class DeviceSpec(BaseModel):
     @model_validator(mode="after")
     def _check_serials(self) -> "DeviceSpec":
         if self.kind == "sim" and self.options:
-            raise ValueError(f"devices.options={self.options!r} applies to adb phones only (devices.kind='adb'); "
+            raise ValueError(f"devices.options={short_repr(self.options)} applies to adb phones only (devices.kind='adb'); "
                              "simulated phones take no options, so every executor runs the same phone")
         if self.serials is None:
             return self
         if self.kind != "adb":
-            raise ValueError(f"devices.serials={self.serials!r} needs devices.kind='adb' (got kind={self.kind!r})")
+            raise ValueError(f"devices.serials={short_repr(self.serials)} needs devices.kind='adb' (got kind={self.kind!r})")
         bad = [s for s in self.serials if not s or not s.strip()]
         if bad or not self.serials:
-            raise ValueError(f"devices.serials={self.serials!r}: expected a non-empty list of adb serials")
+            raise ValueError(f"devices.serials={short_repr(self.serials)}: expected a non-empty list of adb serials")
         if len(set(self.serials)) != len(self.serials):
-            raise ValueError(f"devices.serials={self.serials!r}: each phone may be listed once")
+            raise ValueError(f"devices.serials={short_repr(self.serials)}: each phone may be listed once")
         return self
 
 
@@ -71,7 +87,7 @@ class ExperimentSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field("experiment", description="A name for the run.")
+    name: str = Field("experiment", description="A name for the run (the default run directory is runs/<name>).")
     tasks: Union[Literal["all"], list[str]] = Field("all", description="Task names, or 'all'.")
     task_seed: int = Field(0, description="Suite seed for task parameters (AndroidWorld instance seeding).")
     instances: int = Field(1, ge=1, description="Instances (parameterisations) per task.")
@@ -88,7 +104,9 @@ class ExperimentSpec(BaseModel):
     budget_multiplier: float = Field(20.0, gt=0, description="Step budget = multiplier x reference_steps (paper: 20).")
     trap_budget_factor: float = Field(1.15, ge=1.0, description="AnTrap extends the budget for trap episodes (x1.15).")
     workers: int = Field(2, ge=1, description="Worker processes (one device each).")
-    screenshots: Literal["all", "failures", "none"] = Field("failures", description="Which episodes keep step screenshots.")
+    screenshots: Literal["all", "failures", "none"] = Field(
+        "failures", description="Which episodes keep step screenshots: all; failures (failed episodes and those in "
+                                "which the guard opened a recovery session or blocked a claim); none.")
     screenshot_width: int = Field(360, ge=64, description="Saved screenshots are downscaled to this width.")
     save_xml: bool = Field(False, description="Also keep every step's uiautomator dump and the harness's per-step ground truth (needed by `ttir tune build`).")
     devices: DeviceSpec = Field(default_factory=DeviceSpec, description="sim (default) or adb phones; see DeviceSpec.")
@@ -98,6 +116,16 @@ class ExperimentSpec(BaseModel):
     def _yaml_off(cls, v: Any) -> Any:
         # YAML 1.1 reads a bare `off` as False
         return ["off" if x is False else x for x in v] if isinstance(v, list) else v
+
+    @field_validator("name")
+    @classmethod
+    def _safe_run_name(cls, v: str) -> str:
+        return _safe_name("name", v)  # it names the run directory: it must not climb out of it
+
+    @field_validator("tasks", "seeds", "guard")
+    @classmethod
+    def _no_duplicates(cls, v: Any, info: Any) -> Any:
+        return _distinct(info.field_name, v)
 
     @model_validator(mode="after")
     def _unique_agents(self) -> "ExperimentSpec":
@@ -111,13 +139,23 @@ class ExperimentSpec(BaseModel):
     # -- loading ------------------------------------------------------------------------------
     @classmethod
     def from_yaml(cls, path: Union[str, Path]) -> "ExperimentSpec":
-        data = load_yaml_mapping(path, "spec")
+        data = load_yaml_mapping(path, "spec", allow_empty=False)  # an empty spec is a mistake, not "run everything"
         try:
             spec = cls.model_validate(data)
         except ValidationError as exc:
-            raise ValueError("invalid experiment spec:\n  " + "\n  ".join(error_lines(exc, str(path)))) from None
-        spec.check_names(source=str(path))
+            raise ValueError("invalid experiment spec:\n  " + "\n  ".join(error_lines(exc, str(path), cls))) from None
+        spec.check(source=str(path))
         return spec
+
+    def check(self, source: str = "spec") -> None:
+        """Everything an episode would build, built once now: task and perturbation names,
+        each perturbation with its overrides, each agent with its params, the guard config
+        of each guard mode. A bad parameter fails here, before any episode runs."""
+        if self._checked:
+            return
+        self.check_names(source)
+        self.check_builds(source)
+        self._checked = True
 
     def check_names(self, source: str = "spec") -> None:
         """Unknown task / perturbation names fail early, listing the valid ones."""
@@ -127,7 +165,34 @@ class ExperimentSpec(BaseModel):
             bad = [t for t in self.tasks if t not in TASKS]
             if bad:
                 raise ValueError(f"{source}: tasks: unknown task(s) {', '.join(bad)}; known tasks: {', '.join(sorted(TASKS))}")
+            if not self.tasks:
+                raise ValueError(f"{source}: tasks: the list is empty; name tasks or use 'all'")
         self.perturbation_list()
+
+    def check_builds(self, source: str = "spec") -> None:
+        from benchmark.tasks import make_task
+        from experiments.agents import build_agent, guard_config_for
+        from perturb import make
+
+        for name, overrides in self.perturbation_list():
+            if name != "clean":
+                try:
+                    make(name, **overrides)
+                except (KeyError, TypeError, ValueError) as exc:
+                    raise ValueError(f"{source}: perturbations: {_message(exc)}") from None
+        for mode in [m for m in self.guard if m != "off"] or (["rules"] if self.guard_config else []):
+            try:
+                guard_config_for(mode, self.guard_config)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ValueError(f"{source}: guard_config: {_message(exc)}") from None
+        first = self.task_list()[0]
+        task = make_task(first, seed=self.task_seed, i=0)
+        for i, agent in enumerate(self.agents):
+            try:
+                build_agent(EpisodeSpec(task=first, task_seed=self.task_seed, agent=agent), task, guard=False)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ValueError(f"{source}: agents[{i}] ({agent.name}, kind {agent.kind}): params "
+                                 f"{short_repr(agent.params)}: {_message(exc)}") from None
 
     # -- expansion -------------------------------------------------------------------------------
     def task_list(self) -> list[str]:
@@ -148,10 +213,10 @@ class ExperimentSpec(BaseModel):
         for item in self.perturbations:
             if isinstance(item, dict):
                 if len(item) != 1:
-                    raise ValueError(f"perturbations: entry {item!r} must be a one-key mapping {{name: {{param: value}}}}")
+                    raise ValueError(f"perturbations: entry {short_repr(item)} must be a one-key mapping {{name: {{param: value}}}}")
                 (name, ov), = item.items()
                 if name not in REGISTRY:
-                    raise ValueError(f"perturbations: unknown perturbation {name!r}; known: {', '.join(REGISTRY)}")
+                    raise ValueError(f"perturbations: unknown perturbation {short_repr(name)}; known: {', '.join(REGISTRY)}")
                 add(name, dict(ov or {}))
             elif item == "clean":
                 add("clean", {})
@@ -171,9 +236,11 @@ class ExperimentSpec(BaseModel):
             elif item in REGISTRY:
                 add(item, {})
             else:
-                raise ValueError(f"perturbations: unknown entry {item!r}; use 'clean', 'all', 'androidreality', 'antrap', "
+                raise ValueError(f"perturbations: unknown entry {short_repr(item)}; use 'clean', 'all', 'androidreality', 'antrap', "
                                  f"a component ({', '.join(COMPONENTS)}) or one of: {', '.join(REGISTRY)}")
         return out
+
+    _checked: bool = PrivateAttr(False)
 
     def episodes(self) -> list["EpisodeSpec"]:
         tasks = self.task_list()
@@ -199,6 +266,12 @@ class ExperimentSpec(BaseModel):
                                         guard_config=self.guard_config,
                                     ))
         return out
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(error_lines(exc))
+    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
 
 
 class EpisodeSpec(BaseModel):

@@ -11,11 +11,28 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
+from loguru import logger
+
 EPISODES = "episodes.jsonl"
+EPISODE_ID = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*")  # names one folder under episodes/
+
+
+def record_problem(rec: Any) -> Optional[str]:
+    """Why ``rec`` is not an episode record this store could have written (None when it is)."""
+    if not isinstance(rec, dict):
+        return f"expected a JSON object, got {type(rec).__name__}"
+    eid = rec.get("id")
+    if not isinstance(eid, str) or not EPISODE_ID.fullmatch(eid):
+        return f"id={str(eid)[:80]!r} is not an episode id (letters, digits, '_', '.', '+', '-')"
+    for key, kind in (("task", str), ("perturbation", str), ("agent", str), ("guard", str), ("status", str)):
+        if key in rec and rec[key] is not None and not isinstance(rec[key], kind):
+            return f"{key}={str(rec[key])[:80]!r} is not a {kind.__name__}"
+    return None
 
 
 class RunStore:
@@ -32,16 +49,20 @@ class RunStore:
     def _iter(self) -> Iterator[dict[str, Any]]:
         if not self.path.exists():
             return
-        with self.path.open("r", encoding="utf-8") as fh:
-            for line in fh:
+        with self.path.open("r", encoding="utf-8", errors="replace") as fh:
+            for n, line in enumerate(fh, 1):
                 if not line.endswith("\n"):
                     break  # a line cut short by a crash
                 try:
                     rec = json.loads(line)
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):
+                    logger.warning("{}:{}: not a JSON record; skipped", self.path, n)
                     continue
-                if isinstance(rec, dict) and "id" in rec:
-                    yield rec
+                problem = record_problem(rec)
+                if problem is not None:
+                    logger.warning("{}:{}: {}; skipped", self.path, n, problem)
+                    continue
+                yield rec
 
     def done_ids(self) -> set[str]:
         return {r["id"] for r in self._iter()}

@@ -94,17 +94,21 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
         traj["events"] = env.event_log()
         traj["guard"] = report.to_dict() if report is not None else None
         traj["final_screen"] = final.summary() | {"package": final.package}
+        summary = report.summary() if report is not None else None
         record.update(
-            status="ok", goal=task.goal, success=result.success, steps=result.steps, budget=budget,
-            termination=result.termination, error=result.error,
-            guard_summary=report.summary() if report is not None else None,
-            events=_count(env.event_log()),
+            status="ok", goal=task.goal, success=result.success, verified=result.verified, steps=result.steps,
+            budget=budget, termination=result.termination, error=result.error, guard_summary=summary,
+            events=_count(env.event_log()), **_firing(ep, env),
         )
-        keep_images = screenshots == "all" or (screenshots == "failures" and not result.success)
+        guard_acted = bool(summary and (summary.get("sessions") or summary.get("blocked_claims")))
+        keep_images = screenshots == "all" or (screenshots == "failures" and (not result.success or guard_acted))
         files = {k: v for k, v in images.items() if keep_images or k.endswith(".xml")}
         store.write_episode(ep.id, traj, files)
     except Exception as exc:  # noqa: BLE001 - an episode that raises is recorded, the run goes on
-        record.update(status="error", success=False, error="".join(traceback.format_exception(exc)))
+        record.update(status="error", success=False, verified=False, termination="error",
+                      error="".join(traceback.format_exception(exc)))
+        if env is not None:
+            record.update(_firing(ep, env))
         _DEVICE = None  # a fresh device for the next episode
     finally:
         if env is not None:
@@ -134,6 +138,16 @@ def _build(ep: EpisodeSpec, task: Any) -> Any:
     from experiments.agents import build_agent
 
     return build_agent(ep, task)
+
+
+def _firing(ep: EpisodeSpec, env: Any) -> dict[str, Any]:
+    """Whether and when the episode's perturbation took effect (None for a clean episode)."""
+    from perturb.firing import first_effect_step
+
+    if ep.perturbation == "clean":
+        return {"fired": None, "fired_step": None}
+    step = first_effect_step(env.event_log())
+    return {"fired": step is not None, "fired_step": step}
 
 
 def _count(events: list[dict[str, Any]]) -> dict[str, int]:

@@ -1,4 +1,5 @@
-"""Perturbations: the 24 AndroidReality perturbations and the 10 AnTrap traps, over any device.
+"""Perturbations: the 24 AndroidReality perturbations, the 10 AnTrap traps and two beyond the
+paper (``EXTENSIONS``: UI language, gesture navigation), over any device.
 
 ``make(name, **overrides)`` builds one from its YAML profile; ``REGISTRY`` lists them;
 ``PerturbedDevice(device, perturbations, seed=…)`` runs them around any device."""
@@ -10,12 +11,13 @@ _logger.disable(__name__)  # a library stays quiet until the application (or `tt
 
 from perturb.base import Magnitude, Params, Perturbation
 from perturb.device import Event, PerturbationContext, PerturbedDevice
-from perturb.registry import ANDROIDREALITY, ANTRAP, REGISTRY, Profile, make, make_all, names
+from perturb.registry import ANDROIDREALITY, ANTRAP, EXTENSIONS, REGISTRY, Profile, make, make_all, names
 from perturb.timing import Persistence, Timing
 
 __all__ = [
     "ANDROIDREALITY",
     "ANTRAP",
+    "EXTENSIONS",
     "Event",
     "Magnitude",
     "Params",

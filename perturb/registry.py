@@ -78,8 +78,10 @@ def _load_profiles() -> dict[str, Profile]:
 
 REGISTRY: dict[str, Profile] = _load_profiles()
 
-ANDROIDREALITY = tuple(n for n, p in REGISTRY.items() if p.layer is None)
+EXTENSIONS_FAMILY = "extensions"  # perturb/profiles/extensions.yaml: beyond the paper
+ANDROIDREALITY = tuple(n for n, p in REGISTRY.items() if p.layer is None and p.family != EXTENSIONS_FAMILY)
 ANTRAP = tuple(n for n, p in REGISTRY.items() if p.layer is not None)
+EXTENSIONS = tuple(n for n, p in REGISTRY.items() if p.family == EXTENSIONS_FAMILY)
 
 
 def names(component: Optional[str] = None) -> list[str]:

@@ -42,10 +42,12 @@ class Recovery(ABC):
     name: ClassVar[str] = ""
     handles: ClassVar[tuple[str, ...]] = ()  # diagnoser names this strategy answers
 
-    def __init__(self, *, mode: str = "rules", client: Any = None, prompt: Optional[str] = None):
+    def __init__(self, *, mode: str = "rules", client: Any = None, prompt: Optional[str] = None,
+                 settings: Any = None):
         self.mode = mode
         self.client = client
         self.prompt = prompt
+        self.settings = settings  # the guard's RecoveryConfig (None: the strategy's defaults)
         self.cost = Cost()
 
     def next_step(self, ctx: RecoveryContext) -> Optional[AgentStep]:
@@ -60,7 +62,7 @@ class Recovery(ABC):
                 if step is not None and self.allowed(step, ctx):
                     return step
             except Exception as exc:  # noqa: BLE001 - a model failure must not stop the session
-                ctx.cache.setdefault("errors", []).append(f"{self.name} model: {exc}")
+                self._failed(exc, ctx)
         return self.rules(ctx)
 
     async def anext_step(self, ctx: RecoveryContext) -> Optional[AgentStep]:
@@ -72,8 +74,15 @@ class Recovery(ABC):
                 if step is not None and self.allowed(step, ctx):
                     return step
             except Exception as exc:  # noqa: BLE001
-                ctx.cache.setdefault("errors", []).append(f"{self.name} model: {exc}")
+                self._failed(exc, ctx)
         return self.rules(ctx)
+
+    def _failed(self, exc: BaseException, ctx: RecoveryContext) -> None:
+        """A failed model call is recorded, and billed: what it cost is in ``exc.usage``."""
+        usage = getattr(exc, "usage", None)
+        if usage is not None:
+            self.cost = self.cost + Cost(**usage.as_cost())
+        ctx.cache.setdefault("errors", []).append(f"{self.name} model: {exc}")
 
     def allowed(self, step: AgentStep, ctx: RecoveryContext) -> bool:
         """Constraints a proposal must respect (overridden per strategy)."""

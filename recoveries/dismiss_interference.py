@@ -1,15 +1,33 @@
 """Dismiss-interference recovery: close, decline or navigate past an off-task overlay;
-never engage with its content (AndroidReality App. D.1 ③)."""
+never engage with its content and never destroy the task's state (AndroidReality
+App. D.1 ③).
+
+Per kind of overlay (the interference finding says which):
+
+- a lock screen is reported, not dismissed: only the user can unlock it;
+- "… isn't responding" (ANR): Wait. When the same dialog keeps coming back after
+  ``anr_waits`` waits, close the app — the re-orientation check then opens it again
+  (``app_hang_restart_required``) — but never System UI or the system process;
+- "… has stopped" (crash): the app is already gone; close the dialog;
+- a heads-up banner: swipe it away (Back would leave the app underneath);
+- a full-page gate of the task's own app (onboarding, consent): a dismiss control,
+  else its way on if that is not an engage control ("Next", "Skip"), else nothing —
+  Back would leave the task's app;
+- anything else: a dismiss control, else wait out a loading screen, else Back.
+"""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from recoveries.base import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import dismiss_rank, label, role_of
-from ttir.types import Action, AgentStep, Observation, UIElement
+from ttir.lexicon import control_role, norm, vocabulary
+from ttir.types import Action, AgentStep, Observation, StepRecord, UIElement
 
 LOADING_HINTS = ("loading", "please wait", "progress", "isn't responding", "not responding")
+ANR_WAITS = 2  # waits on the same "isn't responding" dialog before the app is closed (RecoveryConfig.anr_waits)
+FORWARD_ROLES = (None, "neutral", "dismiss", "acknowledge")  # a gate's way on may be tapped; engage never
 
 
 class DismissInterference(Recovery):
@@ -17,23 +35,42 @@ class DismissInterference(Recovery):
     handles = ("interference",)
 
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
-        obs = ctx.observation
         details = ctx.finding.details
-        region = details.get("bounds")
-        if details.get("dismiss_hint") == "swipe_up" and region and not ctx.taken:
-            # a heads-up notification: swipe it away (back would leave the app underneath)
-            x1, y1, x2, y2 = region
+        kind = details.get("kind")
+        hint = details.get("dismiss_hint")
+        if hint == "report":
+            return None  # a lock screen: only the user can unlock it; report, never press Back at it
+        if kind == "anr":
+            return self._anr(ctx)
+        if hint == "swipe_up" and details.get("bounds") and not ctx.taken:
+            x1, y1, x2, y2 = details["bounds"]
             cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
             return recovery_step(Action(action_type="swipe", x=cx, y=cy, x2=cx, y2=max(0, y1 - (y2 - y1)), duration_ms=200),
                                  "A notification banner covers the top of the screen; swipe it away without opening it.",
                                  "Swipe the notification away")
-        if details.get("dismiss_hint") == "wait" and len(ctx.taken) < 2:
+        if hint == "wait" and len(ctx.taken) < 2:
             return recovery_step(Action(action_type="wait", seconds=2.0),
                                  "The screen is loading; wait for it rather than tapping through.", "Wait for the screen")
+        tapped = self._tap_dismiss(ctx)
+        if tapped is not None:
+            return tapped
+        if kind == "takeover":
+            return self._gate_forward(ctx)
+        obs = ctx.observation
+        if self._is_waiting_screen(obs, self._buttons(obs, details.get("bounds"))):
+            return recovery_step(Action(action_type="wait", seconds=2.0),
+                                 "The screen is loading or frozen; waiting is the only safe way past it.", "Wait for the screen")
+        if not any(s.action.action_type == "navigate_back" for s in ctx.taken[-1:]):
+            return recovery_step(Action(action_type="navigate_back"),
+                                 "No decline or close button is available; go back to leave the interruption.",
+                                 "Press back to leave the interruption")
+        return None
+
+    # -- per kind ---------------------------------------------------------------------
+    def _tap_dismiss(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        """The best dismiss control not tried yet (roles as the finding read them)."""
         tried = {tuple(s.action.point() or ()) for s in ctx.taken if s.action.is_touch}
-        candidates = self._buttons(obs, region)
-        dismiss = sorted((e for e in candidates if role_of(e) == "dismiss"), key=dismiss_rank)
-        for e in dismiss:
+        for e in self._controls(ctx, "dismiss"):
             if e.center in tried:
                 continue
             x, y = e.center
@@ -43,14 +80,59 @@ class DismissInterference(Recovery):
                 f"'{label(e)}' rather than engaging with its content.",
                 f'Tap "{label(e)}" to dismiss the interruption',
             )
-        if self._is_waiting_screen(obs, candidates):
-            return recovery_step(Action(action_type="wait", seconds=2.0),
-                                 "The screen is loading or frozen; waiting is the only safe way past it.", "Wait for the screen")
-        if not any(s.action.action_type == "navigate_back" for s in ctx.taken[-1:]):
-            return recovery_step(Action(action_type="navigate_back"),
-                                 "No decline or close button is available; go back to leave the interruption.",
-                                 "Press back to leave the interruption")
         return None
+
+    def _gate_forward(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        """A full-page gate with no dismiss control: its way on (Next), if that is not an
+        engage control; else nothing (Back would leave the task's app)."""
+        tried = {tuple(s.action.point() or ()) for s in ctx.taken if s.action.is_touch}
+        for b in ctx.finding.details.get("buttons") or []:
+            if b.get("role") != "neutral" or not b.get("forward") or tuple(b["center"]) in tried:
+                continue
+            x, y = b["center"]
+            return recovery_step(Action(action_type="click", x=x, y=y),
+                                 f"The task's app shows a {b['label']!r} page before its content; move past it.",
+                                 f'Tap "{b["label"]}" to get past the page')
+        return None
+
+    def _anr(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        details = ctx.finding.details
+        title = details.get("title") or ""
+        buttons = details.get("buttons") or []
+        wait = next((b for b in buttons if _is_wait(b)), None)
+        close = next((b for b in buttons if _is_close(b)), None)
+        waited = _waits_on(ctx.history, title)
+        limit = getattr(self.settings, "anr_waits", ANR_WAITS)
+        if wait is not None and waited < limit:
+            x, y = wait["center"]
+            return recovery_step(Action(action_type="click", x=x, y=y),
+                                 f"{title or 'An app'} is slow to respond; wait for it rather than closing it.",
+                                 f'Tap "{wait["label"]}" to let the app finish')
+        if _is_system(title) or close is None:
+            return None  # never close System UI or the system process (that restarts the phone's UI)
+        x, y = close["center"]
+        return recovery_step(Action(action_type="click", x=x, y=y),
+                             f"{title or 'The app'} stayed hung after {waited} waits; close it so that it can be "
+                             "opened again.", f'Tap "{close["label"]}" to close the hung app')
+
+    # -- helpers ----------------------------------------------------------------------
+    def _controls(self, ctx: RecoveryContext, role: str) -> list[UIElement]:
+        """Controls of the overlay with ``role``: from the finding's buttons when it read
+        them (their roles are the diagnoser's, who knows the overlay's kind), else
+        from the screen's clickable elements in the overlay's region."""
+        obs = ctx.observation
+        found = ctx.finding.details.get("buttons")
+        if found:
+            out = []
+            for b in found:
+                if b.get("role") != role:
+                    continue
+                e = _element_at(obs, b["center"]) or UIElement(text=b["label"], bounds=tuple(b["bounds"]),
+                                                              clickable=True)
+                out.append(e)
+            return sorted(out, key=dismiss_rank)
+        return sorted((e for e in self._buttons(obs, ctx.finding.details.get("bounds")) if role_of(e) == role),
+                      key=dismiss_rank)
 
     def allowed(self, step: AgentStep, ctx: RecoveryContext) -> bool:
         if not super().allowed(step, ctx):
@@ -59,7 +141,12 @@ class DismissInterference(Recovery):
         if p is None:
             return True
         hit = ctx.observation.element_at(*p, clickable_only=True)
-        return hit is None or role_of(hit) != "engage"  # never engage with the interruption
+        if hit is None:
+            return True
+        role = role_of(hit)
+        if role == "destructive" and ctx.finding.details.get("kind") in ("anr", "crash"):
+            return True  # closing a hung or crashed app is this strategy's own last resort
+        return role not in ("engage", "destructive")  # never engage, never destroy the task
 
     @staticmethod
     def _buttons(obs: Observation, region: Optional[list[int]]) -> list[UIElement]:
@@ -81,3 +168,42 @@ class DismissInterference(Recovery):
             return False
         text = " ".join(f"{e.text} {e.content_desc}" for e in obs.elements).lower()
         return any(h in text for h in LOADING_HINTS) or any("ProgressBar" in e.class_name for e in obs.elements)
+
+
+def _element_at(obs: Observation, center: Any) -> Optional[UIElement]:
+    x, y = center
+    return obs.element_at(x, y, clickable_only=True)
+
+
+def _is_wait(b: dict[str, Any]) -> bool:
+    return (b.get("resource_id") or "").endswith(":id/aerr_wait") or (
+        b.get("role") == "dismiss" and vocabulary().phrase_role(b.get("label", "")) == "dismiss")
+
+
+def _is_close(b: dict[str, Any]) -> bool:
+    rid = b.get("resource_id") or ""
+    return rid.endswith(":id/aerr_close") or vocabulary().phrase_role(b.get("label", "")) == "destructive"
+
+
+def _is_system(title: str) -> bool:
+    from diagnosers.signals.system import knowledge
+
+    t = norm(title)
+    return any(n in t for n in knowledge().system_ui_names)
+
+
+def _waits_on(history: list[StepRecord], title: str) -> int:
+    """How often the agent (or the guard) answered Wait on a dialog with this title."""
+    n = 0
+    for rec in history:
+        a = rec.step.action
+        if not a.is_touch:
+            continue
+        obs = rec.observation
+        if title and not any(norm(e.text) == norm(title) for e in obs.elements if e.text):
+            continue
+        p = a.point(obs.elements)
+        hit = obs.element_at(*p, clickable_only=True) if p else None
+        if hit is not None and (hit.resource_id.endswith(":id/aerr_wait") or control_role(hit) == "dismiss"):
+            n += 1
+    return n

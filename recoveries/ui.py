@@ -17,7 +17,7 @@ _STOP = {
 }
 
 
-# role wording is shared vocabulary (ttir/data/buttons.yaml)
+# role wording is the one shared vocabulary (ttir/data/roles)
 __all__ = ["button_words", "dismiss_rank", "label", "role_of", "target_words", "find_target", "distinct_point"]
 
 

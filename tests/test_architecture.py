@@ -48,8 +48,17 @@ def test_diagnosers_and_recoveries_are_honest():
             assert not _imports(path) & {"benchmark", "perturb"}, path
 
 
-def test_ttir_types_imports_nothing_from_the_project():
-    assert _imports(ROOT / "ttir" / "types.py") == set()
+def _project_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and n.level == 0
+            and n.module.split(".")[0] in PACKAGES} | {
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names if a.name.split(".")[0] in PACKAGES}
+
+
+def test_ttir_types_imports_only_the_dump_parser():
+    """The bottom layer: types builds on the dump parser, which imports nothing from the project."""
+    assert _project_modules(ROOT / "ttir" / "types.py") <= {"ttir.dump"}
+    assert _project_modules(ROOT / "ttir" / "dump.py") == set()
 
 
 @pytest.mark.parametrize("package", PACKAGES)

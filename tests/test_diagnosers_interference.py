@@ -62,7 +62,7 @@ def test_engage_buttons_are_marked():
     assert roles("security_popup_systemui")["Continue"] == "engage"
     assert roles("consent_sheet")["Accept all"] == "engage"
     assert roles("consent_sheet")["Manage options"] == "neutral"
-    assert roles("anr_dialog")["Close app"] == "engage"  # it would kill the task's app
+    assert roles("anr_dialog")["Close app"] == "destructive"  # it would kill the task's app
     assert roles("trial_offer")["Start free trial"] == "engage"
 
 
@@ -172,17 +172,18 @@ def test_a_user_lexicon_replaces_the_builtin_one(tmp_path):
     path.write_text(textwrap.dedent("""
         terms:
           merge: 0.5
-        button_roles:
-          dismiss: [nope]
-          engage: [play]
     """), encoding="utf-8")
     d = InterferenceDiagnoser(InterferenceConfig(lexicon_file=str(path)))
     f = d.diagnose(ctx(GOAL, dump("rate_dialog")))
     assert not f.problem  # "Enjoying", "rate" are no longer interruption words
     bad = tmp_path / "bad.yaml"
-    bad.write_text("terms: {}\nbutton_roles: {}\n", encoding="utf-8")
+    bad.write_text("terms: {}\n", encoding="utf-8")
     with pytest.raises(ValueError, match="terms"):
         InterferenceDiagnoser(InterferenceConfig(lexicon_file=str(bad)))
+    roles = tmp_path / "roles.yaml"
+    roles.write_text("terms: {merge: 0.5}\nbutton_roles: {dismiss: [nope]}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="ttir/data/roles"):  # one role vocabulary, not one per lexicon
+        InterferenceDiagnoser(InterferenceConfig(lexicon_file=str(roles)))
 
 
 def test_cascade_asks_the_model_only_when_uncertain_and_keeps_the_overlay_details():

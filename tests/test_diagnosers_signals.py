@@ -31,7 +31,7 @@ def test_quoted_targets_and_typed_text():
 def test_lexicon_roles_prefer_the_longest_phrase():
     lex = load_lexicon()
     assert lex.role("Don’t allow") == "dismiss" and lex.role("Allow") == "engage"
-    assert lex.role("Close ad") == "dismiss" and lex.role("Close app") == "engage"
+    assert lex.role("Close ad") == "dismiss" and lex.role("Close app") == "destructive"
     assert lex.role("Reject all") == "dismiss" and lex.role("Accept all") == "engage"
     assert lex.role("Zucchini Soup") is None
     assert "limited time" in lex.hits(["Limited-time offer"])

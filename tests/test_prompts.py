@@ -14,7 +14,9 @@ import prompts
 from diagnosers.judgment import Judgment
 from ttir.types import Action
 
-SHIPPED = ["action_space", "agent", "alternative_action", "diagnose", "dismiss_interference", "re_orientation"]
+SHIPPED = ["action_space", "agent", "alternative_action", "data_notice", "diagnose", "dismiss_interference",
+           "re_orientation"]
+PARTS = ["action_space", "data_notice"]  # rendered into the others; no variables of their own
 RECOVERIES = ["alternative_action", "dismiss_interference", "re_orientation"]
 
 
@@ -35,7 +37,7 @@ def test_every_prompt_loads_and_renders(name):
     assert "$" not in text.replace("$$", "")  # no placeholder left unfilled
 
 
-@pytest.mark.parametrize("name", [n for n in SHIPPED if n != "action_space"])  # action_space has no variables
+@pytest.mark.parametrize("name", [n for n in SHIPPED if n not in PARTS])
 def test_missing_variables_are_named_with_the_file(name):
     template = prompts.load(name)
     values = _filled(template)
@@ -48,7 +50,7 @@ def test_missing_variables_are_named_with_the_file(name):
 
 def test_diagnose_asks_for_exactly_the_judgment_fields():
     template = prompts.load("diagnose")
-    assert set(template.variables) == {"goal", "step", "history", "pending", "screen"}
+    assert set(template.variables) == {"data_notice", "goal", "step", "history", "pending", "screen"}
     example = json.loads(re.search(r"^\{.*\}$", template.text, re.MULTILINE).group(0))
     assert set(example) == set(Judgment.model_fields)
     Judgment.model_validate(example)

@@ -23,7 +23,7 @@ from experiments.runner import run as run_spec  # noqa: E402
 from experiments.spec import AgentSpec, DeviceSpec, ExperimentSpec  # noqa: E402
 from experiments.store import RunStore  # noqa: E402
 
-OUTCOME = ("status", "success", "steps", "termination", "events")
+OUTCOME = ("status", "success", "verified", "steps", "termination", "events", "fired", "fired_step")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -111,7 +111,9 @@ def test_same_outcomes_as_the_local_executor_and_resume(tmp_path):
     for eid, rec in remote.items():
         assert store.trajectory(eid)["steps"] == rec["steps"]
         shots = list(store.episode_dir(eid).glob("*.jpg"))
-        assert bool(shots) == (not rec["success"]), eid  # screenshots: failures only, as locally
+        summary = rec.get("guard_summary") or {}
+        acted = bool(summary.get("sessions") or summary.get("blocked_claims"))
+        assert bool(shots) == (not rec["success"] or acted), eid  # failures and recoveries, as locally
 
     # resume: a run cut short (two lines lost, one half-written) runs only what is missing
     text = (ray_dir / "episodes.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)

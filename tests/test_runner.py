@@ -47,7 +47,7 @@ def _lines(path: Path) -> list[dict]:
 
 
 @pytest.mark.parametrize("body, names", [
-    ("workerz: 2\n", ["workerz", "Extra inputs"]),
+    ("workerz: 2\n", ["workerz", "unknown key", "valid keys here", "did you mean 'workers'"]),
     ("workers: 0\n", ["workers", "0"]),
     ("guard: [off, sometimes]\n", ["guard", "sometimes"]),
 ])

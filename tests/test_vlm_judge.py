@@ -135,7 +135,7 @@ def test_without_screenshot_the_ui_tree_is_sent_as_text(vlm_server, screens):
     req = vlm_server.completions()[0]
     assert req.images == []
     assert "No screenshot" in req.text
-    assert '[7] Button "Don’t allow" id=permission_deny_button pkg=com.android.permissioncontroller' in req.text
+    assert '[7] Button "Don’t allow" id="permission_deny_button" pkg="com.android.permissioncontroller"' in req.text
     assert '"Amara Okafor"' in req.text  # the previous screen, for comparison
 
 
@@ -249,7 +249,7 @@ def test_alternative_action_prompt_carries_the_failed_action(vlm_server, screens
     text = vlm_server.completions()[0].text
     assert "Failed action: click(x=954, y=2211)" in text
     assert "the new-contact form opens" in text
-    assert "scroll(direction='down') — reveal the button" in text
+    assert "scroll(direction='down') — \"reveal the button\"" in text
     assert "2 recovery action(s) remain" in text
 
 

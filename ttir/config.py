@@ -65,6 +65,8 @@ class RecoveryConfig(_Section):
     priority: list[str] = Field(default_factory=lambda: ["interference", "stuck_loop", "action_effect", "task_alignment"],
                                 description="Which finding wins when several report a problem.")
     mode: Literal["rules", "vlm"] = Field("rules", description="Recovery tier: deterministic rules or the VLM recovery agent.")
+    anr_waits: int = Field(2, ge=0, le=10, description="Waits on the same \"isn't responding\" dialog before the hung app "
+                                                     "is closed (and re-opened); System UI and the system process are never closed.")
 
     @field_validator("priority")
     @classmethod
@@ -87,6 +89,12 @@ class VLMConfig(_Section):
     image_format: Literal["png", "jpeg"] = Field("png", description="Encoding of screenshots sent as data URLs (jpeg is smaller, png is lossless).")
     backoff_s: float = Field(1.0, ge=0.0, description="First retry wait in seconds; doubles per retry (a server's Retry-After wins when longer).")
     backoff_max_s: float = Field(20.0, ge=0.0, description="Longest exponential-backoff wait between retries, in seconds.")
+    step_deadline_s: float = Field(60.0, gt=0, description="Most model time one guarded step may spend, every call, retry and "
+                                   "backoff included; then the rules tier decides the step.")
+    breaker_failures: int = Field(3, ge=1, le=100, description="After this many guarded steps in a row whose model calls all "
+                                  "failed, the model tier rests (a dead or overloaded endpoint is not paid for every step).")
+    breaker_rest_steps: int = Field(10, ge=1, le=10_000, description="Steps the model tier rests for (the rules tier decides); "
+                                    "then one step tries the model again.")
 
 
 class PromptsConfig(_Section):
@@ -126,7 +134,7 @@ class TTIRConfig(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            raise ValueError("invalid ttir config:\n  " + "\n  ".join(error_lines(exc, source))) from None
+            raise ValueError("invalid ttir config:\n  " + "\n  ".join(error_lines(exc, source, cls))) from None
 
     @classmethod
     def with_mode(cls, mode: Mode) -> "TTIRConfig":

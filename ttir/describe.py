@@ -1,20 +1,36 @@
 """Observations and histories as prompt text (shared by the guard's model tier and
-the VLM agent): one line per step, one line per meaningful UI element."""
+the VLM agent): one line per step, one line per meaningful UI element.
+
+Everything taken from a screen, an agent or a model is untrusted: each value is
+one line, clipped and quoted, and each block is fenced as data (:mod:`ttir.prompt_data`).
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional, Sequence
 
-from ttir.types import Observation, StepRecord
+from ttir.prompt_data import escape_tags, fence, one_line, quote
+from ttir.types import Action, Observation, StepRecord
 
 THOUGHT_CHARS = 300
+ACTION_CHARS = 200
+TEXT_CHARS = 60
 TREE_LINES = 120
 PREVIOUS_TREE_LINES = 60
+_NOT_NAME = re.compile(r"[^\w.$/:-]")  # what a package, activity or class name cannot hold
+
+clip = one_line  # the name the rest of the code base knows
 
 
-def clip(text: str, n: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
+def name_token(text: Optional[str], limit: int = 80) -> str:
+    """A package / activity / class name as a bare token: anything a name cannot hold is dropped."""
+    return _NOT_NAME.sub("", one_line(text or "", limit))
+
+
+def describe_action(action: Action) -> str:
+    """``click(x=540, y=1200)`` on one line, clipped (typed text is the agent's: repr-quoted)."""
+    return escape_tags(one_line(action.describe(), ACTION_CHARS))
 
 
 def describe_history(history: Sequence[StepRecord], last: int, *, first_index: int = 0) -> str:
@@ -25,13 +41,13 @@ def describe_history(history: Sequence[StepRecord], last: int, *, first_index: i
     start = first_index + len(history) - len(shown)
     lines = []
     for i, rec in enumerate(shown):
-        app = rec.observation.package or "unknown app"
-        lines.append(f"- step {start + i + 1} ({rec.source}, on {app}): {rec.step.action.describe()}")
+        app = name_token(rec.observation.package) or "unknown app"
+        lines.append(f"- step {start + i + 1} ({rec.source}, on {app}): {describe_action(rec.step.action)}")
         if rec.step.summary:
-            lines.append(f"  summary: {clip(rec.step.summary, THOUGHT_CHARS)}")
+            lines.append(f"  summary: {quote(rec.step.summary, THOUGHT_CHARS)}")
         if rec.step.thought:
-            lines.append(f"  thought: {clip(rec.step.thought, THOUGHT_CHARS)}")
-    return "\n".join(lines)
+            lines.append(f"  thought: {quote(rec.step.thought, THOUGHT_CHARS)}")
+    return fence("steps so far", "\n".join(lines))
 
 
 def _interesting(obs: Observation, i: int) -> bool:
@@ -42,23 +58,28 @@ def _interesting(obs: Observation, i: int) -> bool:
 
 def compact_tree(obs: Observation, max_lines: int = TREE_LINES) -> str:
     """The UI tree as one line per meaningful element, keeping its real index:
-    ``[12] Button "Save" id=save (x1,y1,x2,y2) clickable``."""
+    ``[12] Button "Save" id="save" (x1,y1,x2,y2) clickable``. Texts, ids and packages
+    are quoted (:func:`ttir.prompt_data.quote`): the app wrote them."""
     lines = []
+    hidden = 0
     foreground = obs.package
     for i, e in enumerate(obs.elements):
         if not _interesting(obs, i):
             continue
-        parts = [f"[{i}]", e.class_name.rsplit(".", 1)[-1] or "View"]
+        if len(lines) >= max_lines:  # counted, not formatted: a dump can hold tens of thousands of nodes
+            hidden += 1
+            continue
+        parts = [f"[{i}]", name_token(e.class_name.rsplit(".", 1)[-1], 40) or "View"]
         if e.text:
-            parts.append(f'"{clip(e.text, 60)}"')
+            parts.append(quote(e.text, TEXT_CHARS))
         if e.content_desc:
-            parts.append(f'desc="{clip(e.content_desc, 60)}"')
+            parts.append("desc=" + quote(e.content_desc, TEXT_CHARS))
         if e.hint and not e.text:
-            parts.append(f'hint="{clip(e.hint, 40)}"')
+            parts.append("hint=" + quote(e.hint, 40))
         if e.short_id:
-            parts.append(f"id={e.short_id}")
+            parts.append("id=" + quote(e.short_id, TEXT_CHARS))
         if e.package and foreground and e.package != foreground:
-            parts.append(f"pkg={e.package}")
+            parts.append("pkg=" + quote(e.package, TEXT_CHARS))
         parts.append("(%d,%d,%d,%d)" % e.bounds)
         flags = [f for f in ("clickable", "editable", "scrollable", "checked", "focused", "selected") if getattr(e, f)]
         if not e.enabled:
@@ -67,13 +88,13 @@ def compact_tree(obs: Observation, max_lines: int = TREE_LINES) -> str:
         lines.append(" ".join(parts))
     if not lines:
         return "(the accessibility tree is empty)"
-    if len(lines) > max_lines:
-        lines = lines[:max_lines] + [f"… {len(lines) - max_lines} more elements not shown"]
+    if hidden:
+        lines.append(f"… {hidden} more elements not shown")
     return "\n".join(lines)
 
 
 def _foreground(obs: Observation) -> str:
-    return f"Foreground app: {obs.foreground}." if obs.foreground else "Foreground app: unknown."
+    return f"Foreground app: {name_token(obs.foreground, 120) or 'unknown'}."
 
 
 def describe_screens(current: Observation, previous: Optional[Observation] = None, *,
@@ -97,13 +118,14 @@ def describe_screens(current: Observation, previous: Optional[Observation] = Non
             lines.append("The attached image is the current screen.")
         if include_tree and current.elements:
             lines.append("Accessibility tree of the current screen ([index] class text id bounds flags):")
-            lines.append(compact_tree(current))
+            lines.append(fence("accessibility tree of the current screen", compact_tree(current)))
         return "\n".join(lines), images
     lines.append("No screenshot is available. Accessibility tree of the current screen "
                  "([index] class text id bounds flags):")
-    lines.append(compact_tree(current) if current.elements else "(no accessibility tree either)")
+    lines.append(fence("accessibility tree of the current screen", compact_tree(current))
+                 if current.elements else "(no accessibility tree either)")
     if previous is not None and previous.elements:
         lines.append("")
         lines.append("For comparison, the screen the last step was decided on:")
-        lines.append(compact_tree(previous, PREVIOUS_TREE_LINES))
+        lines.append(fence("accessibility tree of the previous screen", compact_tree(previous, PREVIOUS_TREE_LINES)))
     return "\n".join(lines), images

@@ -1,60 +1,149 @@
-"""Shared UI vocabulary: how buttons on interruptions are worded, by role.
+"""The one vocabulary of control roles: how dialog and pop-up controls are worded.
 
-Used by the recoveries (never engage, prefer declining) and by the reference
-agents (which model how agents treat pop-ups). Data lives in ttir/data/buttons.yaml.
+Shared by the interference diagnoser (a decline button next to interruption
+wording), the recoveries (tap only what dismisses; never engage, never destroy the
+task's state) and the reference agents. Data: ``ttir/data/roles/<language>.yaml``
+(en, zh, es, pt, de, fr, ja, ko, ru, tr) and ``ids.yaml`` (Android's own resource
+ids, the same in every language); see the README there.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import Optional, Pattern
 
 from ttir.types import UIElement
 
+ROLES = ("dismiss", "engage", "destructive", "neutral", "acknowledge")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
-@lru_cache(maxsize=1)
-def button_words() -> dict[str, tuple[str, ...]]:
-    import yaml
 
-    data = yaml.safe_load(resources.files("ttir").joinpath("data/buttons.yaml").read_text(encoding="utf-8"))
-    return {role: tuple(str(w).lower() for w in words) for role, words in data.items()}
+def norm(s: str) -> str:
+    """Lower-case, NFKC, typographic apostrophes straightened, whitespace collapsed,
+    trailing punctuation dropped ("Not now." = "not now")."""
+    s = unicodedata.normalize("NFKC", s).replace("’", "'").replace("‘", "'").lower()
+    return " ".join(s.split()).strip(" .!?:…。！？：")
 
 
 def label(e: UIElement) -> str:
     return (e.text or e.content_desc or "").strip()
 
 
-def norm(s: str) -> str:
-    return " ".join(s.lower().replace("’", "'").split())
+@dataclass(frozen=True)
+class RoleVocabulary:
+    """Every role phrase of every language, and the role of Android's own ids."""
+
+    exact: dict[str, str]  # normalised phrase -> role
+    rank: dict[str, int]  # normalised phrase -> preference within its file's list
+    ids: dict[str, str]  # short resource id -> role
+    inner: tuple[tuple[str, Pattern[str]], ...]  # phrases that also count inside a longer label, longest first
+
+    def phrase_role(self, text: str) -> Optional[str]:
+        """The role of a label: the whole label first, then the longest phrase inside it
+        (phrases of two or more words, or CJK phrases of two or more characters)."""
+        lab = norm(text)
+        if not lab:
+            return None
+        hit = self.exact.get(lab)
+        if hit is not None:
+            return hit
+        for phrase, rx in self.inner:
+            if rx.search(lab):
+                return self.exact[phrase]
+        return None
+
+    def id_role(self, resource_id: str) -> Optional[str]:
+        if not resource_id:
+            return None
+        return self.ids.get(resource_id.split("/", 1)[-1].lower())
+
+
+def _inner_pattern(phrase: str) -> Optional[Pattern[str]]:
+    if _CJK.search(phrase):
+        return re.compile(re.escape(phrase)) if len(phrase) >= 2 else None
+    if " " not in phrase:
+        return None  # one word inside a longer label would mislabel ordinary controls ("Search settings")
+    return re.compile(rf"(?<![\w/.:]){re.escape(phrase)}(?![\w/.])")
+
+
+@lru_cache(maxsize=1)
+def vocabulary() -> RoleVocabulary:
+    import yaml
+
+    folder = resources.files("ttir").joinpath("data/roles")
+    exact: dict[str, str] = {}
+    where: dict[str, str] = {}
+    rank: dict[str, int] = {}
+    ids: dict[str, str] = {}
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".yaml"):
+            continue
+        data = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
+        for role, phrases in data.items():
+            if role == "language":
+                continue
+            if role not in ROLES:
+                raise ValueError(f"ttir/data/roles/{entry.name}: {role!r} is not a role; expected one of {', '.join(ROLES)}")
+            for i, raw in enumerate(phrases or []):
+                if not isinstance(raw, str):
+                    raise ValueError(f"ttir/data/roles/{entry.name}: {role}: {raw!r} is not a string (quote it: "
+                                     "YAML reads no / yes / on / off as booleans)")
+                p = norm(raw)
+                if entry.name == "ids.yaml":
+                    ids[p] = role
+                    continue
+                if p in exact and exact[p] != role:
+                    raise ValueError(f"ttir/data/roles: {raw!r} is {exact[p]} in {where[p]} and {role} in {entry.name}; "
+                                     "a phrase has one role")
+                exact[p] = role
+                where.setdefault(p, entry.name)
+                rank.setdefault(p, i)
+    inner = tuple((p, rx) for p in sorted(exact, key=len, reverse=True) if (rx := _inner_pattern(p)) is not None)
+    return RoleVocabulary(exact=exact, rank=rank, ids=ids, inner=inner)
+
+
+def control_role(e: UIElement) -> Optional[str]:
+    """The raw role of a control (``acknowledge`` included), from its label, else its id."""
+    v = vocabulary()
+    return v.phrase_role(label(e)) or v.id_role(e.resource_id)
 
 
 def role_of(e: UIElement) -> str:
-    """dismiss / engage / neutral, from the button's wording (whole label first)."""
-    return _role(norm(label(e)))
+    """dismiss / engage / destructive / neutral. An acknowledge control (OK, Got it)
+    counts as dismiss here: callers that know whether a decline exists beside it
+    resolve it themselves (:func:`resolve_roles`)."""
+    return _resolved(control_role(e), has_decline=False)
 
 
-@lru_cache(maxsize=4096)
-def _role(lab: str) -> str:
-    if not lab:
-        return "neutral"
-    words = button_words()
-    for role in ("dismiss", "engage"):
-        if lab in (norm(w) for w in words[role]):
-            return role
-    # inside a longer label only multi-word phrases count ("Start free trial now"); a single
-    # word would mislabel ordinary controls ("Search settings", "Open navigation drawer")
-    for role in ("engage", "dismiss"):
-        for w in words[role]:
-            if " " in w and re.search(rf"\b{re.escape(norm(w))}\b", lab):
-                return role
-    return "neutral"
+def resolve_roles(raw: list[Optional[str]], *, unnamed: str = "neutral") -> list[str]:
+    """Roles for the controls of one dialog: acknowledge dismisses when it is the only
+    way out and engages when a decline exists; an unknown control gets ``unnamed``."""
+    has_decline = "dismiss" in raw
+    return [_resolved(r, has_decline, unnamed) for r in raw]
+
+
+def _resolved(r: Optional[str], has_decline: bool, unnamed: str = "neutral") -> str:
+    if r == "acknowledge":
+        return "engage" if has_decline else "dismiss"
+    return r or unnamed
 
 
 def dismiss_rank(e: UIElement) -> int:
-    """Preference among dismiss buttons (lower first): the lexicon's order."""
+    """Preference among dismiss controls (lower first): their order in the vocabulary."""
+    v = vocabulary()
     lab = norm(label(e))
-    for i, w in enumerate(button_words()["dismiss"]):
-        if lab == norm(w):
-            return i
+    if lab in v.rank and v.exact.get(lab) in ("dismiss", "acknowledge"):
+        return v.rank[lab] + (50 if v.exact[lab] == "acknowledge" else 0)
     return 100
+
+
+def button_words() -> dict[str, tuple[str, ...]]:
+    """Every phrase by role (all languages)."""
+    out: dict[str, list[str]] = {r: [] for r in ROLES}
+    for p, r in vocabulary().exact.items():
+        out[r].append(p)
+    return {r: tuple(ps) for r, ps in out.items()}

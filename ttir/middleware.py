@@ -4,7 +4,9 @@ ASGI-style middleware: the guarded agent has the same interface as the agent it
 wraps. Before each step it asks four diagnosers about the current screen and the
 history; on a problem it runs a bounded recovery session, then hands control back.
 Anything that goes wrong inside the guard is logged and recorded, and the wrapped
-agent's own step is used instead (fail open).
+agent's own step is used instead (fail open); when the model fails, or rests after
+failing on several steps in a row, the rules tier decides. The wrapped agent's own
+exceptions are its own: they propagate unchanged and are not guard failures.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from typing import Any, Optional, Union
 
 from loguru import logger
 
+from ttir.breaker import ModelBreaker
 from ttir.config import DIAGNOSERS, TTIRConfig
+from ttir.deadline import model_deadline, paused_deadline
 from ttir.report import GuardReport, SessionRecord, StepUsage
 from ttir.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
 
@@ -78,10 +82,13 @@ class _Core:
             "task_alignment": TaskAlignmentDiagnoser,
         }
         self.diagnosers = {n: classes[n](getattr(config, n), judge=self.judge) for n in DIAGNOSERS}
+        # across steps and episodes: a dead endpoint stays dead when the goal changes
+        self.breaker = ModelBreaker(config.vlm.breaker_failures, config.vlm.breaker_rest_steps)
+        self.model_ok = vlm is not None
         prompts = config.prompts
         self.strategy_for = {
             n: STRATEGY_FOR[n](mode=config.recovery.mode if vlm is not None else "rules", client=self.recovery_model,
-                               prompt=getattr(prompts, STRATEGY_FOR[n].name))
+                               prompt=getattr(prompts, STRATEGY_FOR[n].name), settings=config.recovery)
             for n in DIAGNOSERS
         }
         self.reset("")
@@ -109,21 +116,32 @@ class _Core:
     async def step(self, obs: Observation) -> AgentStep:
         self.inner_step = None
         self._inner_ms = 0.0
+        self._agent_error: Optional[BaseException] = None
+        self._ctx: Any = None
         self.usage = StepUsage(step=self.t)
+        uses_model = self.vlm is not None and self.config.enabled
+        self.model_ok = uses_model and self.breaker.begin_step()
         t0 = time.perf_counter()
         try:
-            if not self.config.enabled:
-                out, source = await self.call_inner(obs), "agent"
-            else:
-                out, source = await self.decide(obs)
+            with model_deadline(self.config.vlm.step_deadline_s if self.model_ok else None):
+                if not self.config.enabled:
+                    out, source = await self.call_inner(obs), "agent"
+                else:
+                    out, source = await self.decide(obs)
         except Exception as exc:  # noqa: BLE001 - fail open: the wrapped agent's own step
+            if exc is self._agent_error:
+                raise  # the agent's own bug: unchanged, called once, not a guard failure
             logger.opt(exception=exc).warning("ttir guard failed at step {}; using the agent's own step", self.t)
             self.report.errors.append({"step": self.t, "error": f"{type(exc).__name__}: {exc}",
                                        "traceback": traceback.format_exc(limit=6)})
             self.event("guard_error", error=f"{type(exc).__name__}: {exc}")
             self.session = None
+            if self.judge is not None and self._ctx is not None:
+                self._account(self.judge.charge_failure(self._ctx))
             out = self.inner_step if self.inner_step is not None else await self.call_inner(obs)
             source = "agent"
+        if self.model_ok and self.breaker.end_step(self.usage.model_calls, self.usage.model_errors):
+            self.event("model_resting", steps=self.breaker.rest_steps, failed_steps=self.breaker.failures)
         self.last = (obs, out, source)
         self.usage.source = source  # type: ignore[assignment]
         self.usage.guard_ms = (time.perf_counter() - t0) * 1000 - self._inner_ms
@@ -136,12 +154,18 @@ class _Core:
 
     async def call_inner(self, obs: Observation) -> AgentStep:
         t0 = time.perf_counter()
-        result = self.inner.step(obs)
-        if self.is_async:
-            result = await result
+        try:
+            with paused_deadline():  # the agent's time, and its own model calls, are not the guard's
+                result = self.inner.step(obs)
+                if self.is_async:
+                    result = await result
+            step = as_step(result)
+        except Exception as exc:
+            self._agent_error = exc  # step() lets it through as it is
+            raise
         self._inner_ms = (time.perf_counter() - t0) * 1000
-        self.inner_step = as_step(result)
-        return self.inner_step
+        self.inner_step = step
+        return step
 
     async def decide(self, obs: Observation) -> tuple[AgentStep, str]:
         from diagnosers.base import DiagnosisContext
@@ -151,7 +175,7 @@ class _Core:
             o, s, src = self.last
             self.history.append(StepRecord(observation=o, step=s, source=src))  # type: ignore[arg-type]
             del self.history[:-HISTORY_LIMIT]
-        ctx = DiagnosisContext(goal=self.goal, observation=obs, history=list(self.history))
+        ctx = self._ctx = DiagnosisContext(goal=self.goal, observation=obs, history=list(self.history))
         sig = screen_signature(obs)
 
         # 1. an open recovery session: is its target condition met?
@@ -186,21 +210,39 @@ class _Core:
         if d.mode == "off":
             return None
         try:
-            if self.is_async and self.judge is not None and self._needs_model(d, ctx):
-                await self.judge.ajudge(ctx)  # fills ctx.cache; diagnose() below reuses it
-            f = d.diagnose(ctx)
-        except Exception as exc:  # noqa: BLE001 - one failing diagnoser (or model) must not stop the others
-            self.report.errors.append({"step": self.t, "diagnoser": name, "error": f"{type(exc).__name__}: {exc}"})
-            self.event("diagnoser_error", diagnoser=name, error=f"{type(exc).__name__}: {exc}")
-            try:
-                f = d.rules(ctx)  # fall back to the free tier
-                f.evidence.append(f"model unavailable: {type(exc).__name__}")
-            except Exception:  # noqa: BLE001
-                return None
-        self._account(f.cost)
+            f = await self.finding(d, ctx)
+        except Exception:  # noqa: BLE001 - neither tier could answer: this diagnoser sits the step out
+            return None
         record = {"step": self.t, **f.to_dict()}
         self.report.findings.append(record)
         self.event("finding", **{k: record[k] for k in ("diagnoser", "problem", "verdict", "tier", "confidence", "evidence")})
+        if f.uncertain and f.tier == "rules":
+            # the rule tier never acts on an uncertain verdict; the cascade would have asked the model here
+            logger.debug("ttir step {}: {} uncertain, no model asked ({}); not acting", self.t, d.name,
+                        "; ".join(f.evidence)[:200])
+        return f
+
+    async def finding(self, d: Any, ctx: Any) -> Any:
+        """``d``'s finding on ``ctx``, its cost accounted. When the model tier rests or its call
+        fails, the rules tier decides (a failure is recorded and billed); raises only when the
+        rules fail too."""
+        if self.vlm is not None and not self.model_ok and d.mode in ("vlm", "cascade"):
+            f = d.rules(ctx)
+            f.evidence.append("model tier resting after failing on consecutive steps; the rules decided")
+        else:
+            try:
+                if self.is_async and self.judge is not None and self._needs_model(d, ctx):
+                    await self.judge.ajudge(ctx)  # fills ctx.cache; diagnose() below reuses it
+                f = d.diagnose(ctx)
+            except Exception as exc:  # noqa: BLE001 - one failing diagnoser (or model) must not stop the others
+                name = getattr(d, "name", type(d).__name__)
+                self.report.errors.append({"step": self.t, "diagnoser": name, "error": f"{type(exc).__name__}: {exc}"})
+                self.event("diagnoser_error", diagnoser=name, error=f"{type(exc).__name__}: {exc}")
+                if self.judge is not None:
+                    self._account(self.judge.charge_failure(ctx))
+                f = d.rules(ctx)  # fall back to the free tier
+                f.evidence.append(f"model unavailable: {type(exc).__name__}")
+        self._account(f.cost)
         return f
 
     def _needs_model(self, d: Any, ctx: Any) -> bool:
@@ -216,6 +258,7 @@ class _Core:
         if cost is None or self.usage is None:
             return
         self.usage.model_calls += cost.model_calls
+        self.usage.model_errors += cost.failed_calls
         self.usage.prompt_tokens += cost.prompt_tokens
         self.usage.completion_tokens += cost.completion_tokens
         self.usage.model_latency_s += cost.latency_s
@@ -275,10 +318,7 @@ class _Core:
         d = self.diagnosers["action_effect" if name == "stuck_loop" else name]
         if d.mode == "off":
             d = self.diagnosers[name]
-        if self.is_async and self.judge is not None and self._needs_model(d, ctx):
-            await self.judge.ajudge(ctx)
-        f = d.diagnose(ctx)
-        self._account(f.cost)
+        f = await self.finding(d, ctx)
         if name in ("stuck_loop", "action_effect"):
             return f.verdict != "no"
         return not f.problem
@@ -289,18 +329,14 @@ class _Core:
         rctx = RecoveryContext(goal=self.goal, observation=ctx.observation, history=ctx.history, finding=s.finding,
                                taken=list(s.taken), budget=self.config.recovery.budget)
         before = s.strategy.cost
-        if self.is_async:
+        if self.vlm is not None and not self.model_ok:
+            step = s.strategy.rules(rctx)  # the model tier rests
+        elif self.is_async:
             step = await s.strategy.anext_step(rctx)
         else:
             step = s.strategy.next_step(rctx)
-        delta = s.strategy.cost
-        if delta is not before:
-            from diagnosers.base import Cost
-
-            self._account(Cost(model_calls=delta.model_calls - before.model_calls,
-                               prompt_tokens=delta.prompt_tokens - before.prompt_tokens,
-                               completion_tokens=delta.completion_tokens - before.completion_tokens,
-                               latency_s=delta.latency_s - before.latency_s))
+        if s.strategy.cost is not before:
+            self._account(s.strategy.cost - before)
         for err in rctx.cache.get("errors", []):
             self.report.errors.append({"step": self.t, "strategy": s.strategy.name, "error": err})
         return step
@@ -344,12 +380,9 @@ class _Core:
             return None
         ctx.pending = step
         try:
-            if self.is_async and self.judge is not None and self._needs_model(d, ctx):
-                await self.judge.ajudge(ctx)
-            f = d.diagnose(ctx)
+            f = await self.finding(d, ctx)
         finally:
             ctx.pending = None
-        self._account(f.cost)
         self.report.findings.append({"step": self.t, "claim": True, **f.to_dict()})
         self.event("finding", diagnoser=f.diagnoser, problem=f.problem, verdict=f.verdict, tier=f.tier,
                    confidence=f.confidence, evidence=f.evidence, claim=True)
@@ -416,9 +449,10 @@ class AsyncGuardedAgent(GuardedAgent):
     """The guard around an agent whose ``step`` is ``async def``; model calls use the async client."""
 
     def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Any = None):
-        self.inner = agent
+        # an object with an async step is used as it is; a plain `async def fn(obs)` is adapted here
+        self.inner = agent if callable(getattr(agent, "step", None)) else as_agent(agent)
         self.config = config or TTIRConfig()
-        self._core = _Core(agent, self.config, vlm, is_async=True)
+        self._core = _Core(self.inner, self.config, vlm, is_async=True)
 
     def reset(self, goal: str) -> None:
         self._core.finish()

@@ -30,7 +30,8 @@ class StepUsage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     step: int
-    model_calls: int = 0
+    model_calls: int = 0  # failed calls included: they are billed too
+    model_errors: int = 0  # of those, the calls that failed (timeouts, 429/5xx, unreadable replies)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     model_latency_s: float = 0.0
@@ -56,6 +57,10 @@ class GuardReport(BaseModel):
         return sum(u.model_calls for u in self.usage)
 
     @property
+    def model_errors(self) -> int:
+        return sum(u.model_errors for u in self.usage)
+
+    @property
     def tokens(self) -> int:
         return sum(u.prompt_tokens + u.completion_tokens for u in self.usage)
 
@@ -79,6 +84,7 @@ class GuardReport(BaseModel):
             "recovery_steps": self.recovery_steps,
             "model_calls": self.model_calls,
             "model_calls_per_step": self.model_calls / n,
+            "model_errors": self.model_errors,
             "tokens": self.tokens,
             "guard_ms_median": _median([u.guard_ms for u in self.usage]),
             "errors": len(self.errors),

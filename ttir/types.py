@@ -1,6 +1,6 @@
 """The shared vocabulary of ttir: UI elements, observations, actions, agent steps.
 
-Imports nothing from the project. Field names and the action vocabulary follow
+Imports nothing from the project but the dump parser (:mod:`ttir.dump`, itself import-free). Field names and the action vocabulary follow
 AndroidWorld's ``JSONAction`` so agents written for it port directly.
 """
 
@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import inspect
 import math
-import xml.etree.ElementTree as ET
 from typing import Any, Callable, Literal, Optional, Protocol, Union, runtime_checkable
 from xml.sax.saxutils import quoteattr
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ttir.dump import infer_screen_size, parse_dump
 
 Bounds = tuple[int, int, int, int]
 
@@ -105,20 +106,6 @@ class UIElement(BaseModel):
 
 
 # ----------------------------------------------------------------- observation
-
-
-def _parse_bounds(raw: str, where: str) -> Bounds:
-    try:
-        a, b = raw.strip()[1:-1].split("][")
-        x1, y1 = (int(v) for v in a.split(","))
-        x2, y2 = (int(v) for v in b.split(","))
-    except Exception as exc:  # noqa: BLE001 - re-raised with context
-        raise ValueError(f"{where}: bounds={raw!r} is not in the form '[x1,y1][x2,y2]'") from exc
-    return (x1, y1, min(max(x2, x1), 10**6), max(y2, y1))
-
-
-def _xml_bool(node: ET.Element, attr: str) -> bool:
-    return node.get(attr, "false").strip().lower() == "true"
 
 
 class Observation(BaseModel):
@@ -230,73 +217,50 @@ class Observation(BaseModel):
     @classmethod
     def from_xml(
         cls,
-        xml: str,
+        xml: Union[str, bytes],
         screenshot: Any = None,
         foreground: Optional[str] = None,
         *,
         step: int = 0,
         time: float = 0.0,
     ) -> "Observation":
-        """Parse a real ``uiautomator dump`` (``<hierarchy><node … bounds="[x1,y1][x2,y2]">``)."""
-        if not isinstance(xml, str) or not xml.strip():
-            raise ValueError("xml must be a non-empty uiautomator dump string")
-        text = xml.strip()
-        # `uiautomator dump /dev/tty` appends a status line after the document.
-        end = text.rfind("</hierarchy>")
-        if end != -1:
-            text = text[: end + len("</hierarchy>")]
-        start = text.find("<hierarchy")
-        if start == -1:
-            raise ValueError("xml is not a uiautomator dump: no <hierarchy> root element found")
-        try:
-            root = ET.fromstring(text[start:])
-        except ET.ParseError as exc:
-            raise ValueError(f"xml is not well-formed uiautomator XML: {exc}") from exc
+        """Parse a real ``uiautomator dump`` or an Appium page source (see :mod:`ttir.dump`).
+
+        Raises :class:`ttir.dump.DumpError` (a ``ValueError``) with the reason when the
+        text is not a dump it can read; a dump whose root holds no node gives an
+        observation without elements."""
+        parsed = parse_dump(xml)
         elements: list[UIElement] = []
-
-        def walk(node: ET.Element, parent: Optional[int], depth: int) -> None:
-            for child in node:
-                if child.tag != "node":
-                    continue
-                where = f"node #{len(elements)}"
-                cls_name = child.get("class", "")
-                editable = any(h in cls_name for h in _EDITABLE_CLASS_HINTS)
-                flags = {field: _xml_bool(child, attr) for attr, field in _BOOL_ATTRS}
-                if "enabled" not in child.attrib:
-                    flags["enabled"] = True
-                el = UIElement.model_construct(
-                    text=child.get("text", ""),
-                    content_desc=child.get("content-desc", ""),
-                    resource_id=child.get("resource-id", ""),
-                    class_name=cls_name,
-                    package=child.get("package", ""),
-                    bounds=_parse_bounds(child.get("bounds", "[0,0][0,0]"), where),
-                    hint=child.get("hint", ""),
-                    editable=editable,
-                    parent=parent,
-                    depth=depth,
-                    **flags,
-                )
-                elements.append(el)
-                walk(child, len(elements) - 1, depth + 1)
-
-        walk(root, None, 0)
-        rotation = int(root.get("rotation", "0") or 0)
+        for node in parsed.nodes:
+            a = node.attrib
+            cls_name = a.get("class", "")
+            flags = {name: a.get(attr, "false").strip().lower() == "true" for attr, name in _BOOL_ATTRS}
+            if "enabled" not in a:
+                flags["enabled"] = True
+            elements.append(UIElement.model_construct(
+                text=a.get("text", ""),
+                content_desc=a.get("content-desc", ""),
+                resource_id=a.get("resource-id", ""),
+                class_name=cls_name,
+                package=a.get("package", ""),
+                bounds=node.bounds,
+                hint=a.get("hint", ""),
+                editable=any(h in cls_name for h in _EDITABLE_CLASS_HINTS),
+                parent=node.parent,
+                depth=node.depth,
+                **flags,
+            ))
         if screenshot is not None:
             size = tuple(screenshot.size)
         else:
-            roots = [e for e in elements if e.parent is None]
-            size = (
-                max((e.bounds[2] for e in roots), default=1080),
-                max((e.bounds[3] for e in roots), default=2400),
-            )
-        orientation = "landscape" if rotation in (1, 3) or size[0] > size[1] else "portrait"
+            size = parsed.declared_size or infer_screen_size(parsed.nodes)
+        orientation = "landscape" if parsed.rotation in (1, 3) or size[0] > size[1] else "portrait"
         if foreground is None:
             foreground = next((e.package for e in elements if e.parent is None and e.package), None)
         return cls.model_construct(
             screenshot=screenshot,
             elements=elements,
-            xml=xml,
+            xml=xml if isinstance(xml, str) else xml.decode("utf-8-sig"),
             foreground=foreground,
             screen_size=(int(size[0]), int(size[1])),
             orientation=orientation,
@@ -590,6 +554,20 @@ class CallableAgent:
         return as_step(self.fn(obs))
 
 
+class AsyncCallableAgent:
+    """Adapts a plain ``async def fn(obs) -> AgentStep | Action`` to the (async) Agent protocol."""
+
+    def __init__(self, fn: Callable[[Observation], Any]):
+        self.fn = fn
+        self.goal = ""
+
+    def reset(self, goal: str) -> None:
+        self.goal = goal
+
+    async def step(self, obs: Observation) -> AgentStep:
+        return as_step(await self.fn(obs))
+
+
 class _StepOnlyAgent:
     """Adds a no-op ``reset`` to an object that only has ``step``."""
 
@@ -613,7 +591,7 @@ def as_agent(obj: Any) -> Agent:
             return obj
         return _StepOnlyAgent(obj)
     if callable(obj):
-        return CallableAgent(obj)
+        return AsyncCallableAgent(obj) if is_async_agent(obj) else CallableAgent(obj)
     raise TypeError(
         f"agent={type(obj).__name__!r} is not an agent: expected an object with step(obs) "
         "(and reset(goal)) or a callable fn(obs) -> AgentStep | Action"
@@ -621,9 +599,9 @@ def as_agent(obj: Any) -> Agent:
 
 
 def is_async_agent(obj: Any) -> bool:
-    """True when the agent's ``step`` (or the callable itself) is a coroutine function."""
+    """True when the agent's ``step`` (or the callable itself, or its ``__call__``) is a coroutine function."""
     fn = getattr(obj, "step", obj)
-    return inspect.iscoroutinefunction(fn)
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
 
 __all__ = [
@@ -631,6 +609,7 @@ __all__ = [
     "Action",
     "Agent",
     "AgentStep",
+    "AsyncCallableAgent",
     "Bounds",
     "CallableAgent",
     "Observation",

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any, Generic, Optional, Sequence, TypeVar, Uni
 
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field
-from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any
 
 from ttir.config import VLMConfig, env_vlm_settings
+from ttir.deadline import remaining_s
 from ttir.vlm_payload import ImageLike, Messages, ReplyParseError, build_messages, encode_image, parse_json_reply
 
 if TYPE_CHECKING:  # openai is imported on first use: `import ttir.vlm` stays cheap in rules-only runs
@@ -107,9 +108,10 @@ class CallUsage(BaseModel):
     error: Optional[str] = None
 
     def as_cost(self) -> dict[str, Any]:
-        """Keyword arguments for ``diagnosers.base.Cost``."""
+        """Keyword arguments for ``diagnosers.base.Cost`` (a failed call is billed too)."""
         return {
             "model_calls": self.model_calls,
+            "failed_calls": 0 if self.ok else self.model_calls,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "latency_s": self.latency_s,
@@ -140,6 +142,7 @@ class Usage(BaseModel):
         """Keyword arguments for ``diagnosers.base.Cost``."""
         return {
             "model_calls": self.model_calls,
+            "failed_calls": self.failed_calls,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "latency_s": self.latency_s,
@@ -326,8 +329,12 @@ class VLMClient:
             logger.warning("vlm: attempt {} failed ({}); retrying in {:.2f}s", state.attempt_number,
                            _describe(exc), pause)
 
+        def out_of_time(state: RetryCallState) -> bool:  # a retry would start after the step's deadline
+            left = remaining_s()
+            return left is not None and left <= self._wait(state)
+
         return {
-            "stop": stop_after_attempt(self.config.max_retries + 1),
+            "stop": stop_any(stop_after_attempt(self.config.max_retries + 1), out_of_time),
             "wait": self._wait,
             "retry": retry_if_exception(_retryable),
             "before_sleep": before_sleep,
@@ -347,8 +354,10 @@ class VLMClient:
         where = f"{self.base_url} (model {self.model!r}) after {usage.attempts} attempt(s)"
         status = getattr(exc, "status_code", None)
         if isinstance(exc, openai.APITimeoutError) or status == 408:
-            err: VLMError = VLMTimeout(f"model call timed out: no reply within {self.config.timeout_s}s from {where}",
-                                       usage=usage, status=status)
+            left = remaining_s()
+            within = (f"before the step's model deadline (vlm.step_deadline_s)" if left is not None and left < 0.05
+                      else f"within {self.config.timeout_s}s")
+            err: VLMError = VLMTimeout(f"model call timed out: no reply {within} from {where}", usage=usage, status=status)
         elif isinstance(exc, openai.APIConnectionError):
             err = VLMConnectionError(f"cannot reach the model endpoint {where}: {exc}", usage=usage)
         elif status == 429:
@@ -366,13 +375,10 @@ class VLMClient:
 
     def _finish(self, response: Any, usage: CallUsage, schema: Optional[type[BaseModel]], parse: bool,
                 context: Optional[dict[str, Any]] = None) -> VLMResult:
-        u = getattr(response, "usage", None)
-        usage.prompt_tokens = int(getattr(u, "prompt_tokens", 0) or 0)
-        usage.completion_tokens = int(getattr(u, "completion_tokens", 0) or 0)
-        choices = getattr(response, "choices", None) or []
-        text = choices[0].message.content if choices and choices[0].message else None
-        finish = choices[0].finish_reason if choices else None
-        text = text if isinstance(text, str) else ""
+        try:
+            text, finish = _reply_of(response, usage)
+        except _NotACompletion as exc:
+            raise self._bad(f"the endpoint's answer is not a chat completion: {exc}", "", usage, None) from None
         if not parse:
             if not text.strip():
                 raise self._bad("the reply is empty", text, usage, finish)
@@ -386,6 +392,23 @@ class VLMClient:
         logger.debug("vlm: {} ok in {:.2f}s ({} retries, {}+{} tokens)", self.model, usage.latency_s,
                      usage.retries, usage.prompt_tokens, usage.completion_tokens)
         return VLMResult(value=value, raw=text, usage=usage)
+
+    def _unreadable(self, exc: BaseException, usage: CallUsage) -> VLMBadReply:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else f"{type(exc).__name__}: {str(exc)[:120]}"
+        return self._bad(f"the endpoint's answer is not a readable chat completion ({why})", "", usage, None)
+
+    # -- the step's deadline ---------------------------------------------------------
+    def _attempt_timeout(self) -> float:
+        left = remaining_s()
+        return self.config.timeout_s if left is None else max(0.01, min(self.config.timeout_s, left))
+
+    def _check_time(self, usage: CallUsage) -> None:
+        """No call once the step's deadline has passed (nothing is sent, nothing billed)."""
+        left = remaining_s()
+        if left is not None and left <= 0:
+            usage.ok, usage.model_calls = False, 0
+            raise VLMTimeout("model call skipped: the step's model deadline (vlm.step_deadline_s) has passed",
+                             usage=usage)
 
     def _bad(self, why: str, text: str, usage: CallUsage, finish: Optional[str]) -> VLMBadReply:
         usage.ok = False
@@ -440,15 +463,20 @@ class VLMClient:
         waits: list[float] = []
         started = time.perf_counter()
 
+        self._check_time(usage)
+
         def attempt() -> Any:
             usage.attempts += 1
-            return client.chat.completions.create(**request)
+            return client.chat.completions.create(**request, timeout=self._attempt_timeout())
 
         try:
             response = Retrying(**self._retry_kwargs(waits))(attempt)
         except _openai().OpenAIError as exc:
             self._stamp(usage, waits, started)
             raise self._fail(exc, usage) from exc
+        except _MALFORMED as exc:
+            self._stamp(usage, waits, started)
+            raise self._unreadable(exc, usage) from None
         self._stamp(usage, waits, started)
         return self._finish(response, usage, schema, parse, context)
 
@@ -491,15 +519,20 @@ class VLMClient:
         waits: list[float] = []
         started = time.perf_counter()
 
+        self._check_time(usage)
+
         async def attempt() -> Any:
             usage.attempts += 1
-            return await client.chat.completions.create(**request)
+            return await client.chat.completions.create(**request, timeout=self._attempt_timeout())
 
         try:
             response = await AsyncRetrying(**self._retry_kwargs(waits))(attempt)
         except _openai().OpenAIError as exc:
             self._stamp(usage, waits, started)
             raise self._fail(exc, usage) from exc
+        except _MALFORMED as exc:
+            self._stamp(usage, waits, started)
+            raise self._unreadable(exc, usage) from None
         self._stamp(usage, waits, started)
         return self._finish(response, usage, schema, parse, context)
 
@@ -515,6 +548,35 @@ class VLMClient:
             return [m.id for m in self.sync_client.models.list()]
         except _openai().OpenAIError as exc:
             raise self._fail(exc, CallUsage(model=self.model, attempts=1, model_calls=0)) from exc
+
+
+class _NotACompletion(Exception):
+    pass
+
+
+def _reply_of(response: Any, usage: CallUsage) -> tuple[str, Optional[str]]:
+    """The reply text and finish reason of a chat completion (its token counts go into ``usage``).
+
+    An endpoint can answer 200 with anything (an HTML page, odd JSON): raises
+    :class:`_NotACompletion` saying what came instead."""
+    if isinstance(response, (str, bytes)):  # a body that was not JSON (text/html …), as the openai client hands it over
+        raw = response.decode("utf-8", "replace") if isinstance(response, bytes) else response
+        raise _NotACompletion(f"{' '.join(raw.split())[:120]!r}" if raw.strip() else "an empty body")
+    try:
+        u = getattr(response, "usage", None)
+        usage.prompt_tokens = int(getattr(u, "prompt_tokens", 0) or 0)
+        usage.completion_tokens = int(getattr(u, "completion_tokens", 0) or 0)
+        choices = getattr(response, "choices", None) or []
+        first = choices[0] if choices else None
+        message = getattr(first, "message", None)
+        text = getattr(message, "content", None)
+        finish = getattr(first, "finish_reason", None)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+        raise _NotACompletion(f"{type(exc).__name__}: {str(exc)[:120]}") from None
+    return (text if isinstance(text, str) else ""), (finish if isinstance(finish, str) else None)
+
+
+_MALFORMED = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)  # a 200 body the client could not read
 
 
 def _body(exc: BaseException) -> str:

@@ -11,17 +11,26 @@ import base64
 import io
 import json
 import re
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Iterator, Optional, Sequence, Union
 
 from pydantic import BaseModel, ValidationError
+
+from ttir.validation import short_repr
 
 ImageLike = Any  # a PIL image, encoded PNG/JPEG bytes, or a data:/http(s) URL string
 Messages = list[dict[str, Any]]
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n?(.*?)```", re.DOTALL)
 # Reasoning models (Qwen3, DeepSeek-R1 …) prefix their answer with a think block.
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(re.escape("<think>"), re.IGNORECASE)
+_THINK_CLOSE = re.compile(re.escape("</think>"), re.IGNORECASE)
+_FENCE = "```"
+_INFO_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ROLES = ("system", "user", "assistant", "developer", "tool")
+# A reply is read in time linear in its length: brackets nested deeper than this are
+# not a judgment (and would recurse in the JSON decoder), and only the first few
+# JSON values found are tried against the schema.
+MAX_JSON_DEPTH = 32
+MAX_CANDIDATES = 16
 
 
 class ReplyParseError(ValueError):
@@ -122,53 +131,110 @@ def build_messages(
 # ------------------------------------------------------------------------- reply
 
 
+def strip_think(text: str) -> str:
+    """``text`` without its ``<think>…</think>`` blocks (a linear scan, whatever the reply)."""
+    parts: list[str] = []
+    pos = 0
+    while True:
+        start = _THINK_OPEN.search(text, pos)
+        end = _THINK_CLOSE.search(text, start.end()) if start else None
+        if start is None or end is None:
+            break
+        parts.append(text[pos:start.start()])
+        pos = end.end()
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def fenced_blocks(text: str) -> list[str]:
+    """The bodies of the ```-fenced blocks of ``text``, in order, without their info string (``json``)."""
+    out: list[str] = []
+    pos = 0
+    while True:
+        start = text.find(_FENCE, pos)
+        end = text.find(_FENCE, start + 3) if start >= 0 else -1
+        if end < 0:
+            return out
+        body = text[start + 3:end]
+        first, newline, rest = body.partition("\n")
+        if newline and set(first.strip(" \t\r")) <= _INFO_CHARS:
+            body = rest
+        out.append(body.strip())
+        pos = end + 3
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest ``[`` / ``{`` nesting in ``text`` (strings not told apart: an upper bound)."""
+    depth = deepest = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
 def json_candidates(text: str) -> list[Any]:
-    """Every JSON value found in ``text``, best guesses first.
+    """The JSON values found in ``text``, best guesses first (at most ``MAX_CANDIDATES``).
 
     Order: the whole reply, then each fenced block (```json … ```), then each
     balanced ``{…}`` / ``[…]`` embedded in prose ("Sure! Here is …{…}").
+    Raises :class:`ReplyParseError` when brackets nest deeper than ``MAX_JSON_DEPTH``.
     """
-    text = _THINK.sub("", text).strip()
+    text = strip_think(text).strip()
+    if nesting_depth(text) > MAX_JSON_DEPTH:
+        raise ReplyParseError(f"the reply nests brackets deeper than {MAX_JSON_DEPTH} levels: {_clip(text)!r}")
     found: list[Any] = []
+    seen: set[str] = set()
 
-    def add(value: Any) -> None:
-        if not any(value == f for f in found):
+    def add(value: Any) -> bool:
+        key = json.dumps(value, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
             found.append(value)
+        return len(found) >= MAX_CANDIDATES
 
-    try:
-        add(json.loads(text))
-    except ValueError:
-        pass
-    for m in _FENCE.finditer(text):
-        body = m.group(2).strip()
-        try:
-            add(json.loads(body))
-        except ValueError:
-            for value in _embedded(body):
-                add(value)
-    for value in _embedded(text):
-        add(value)
+    value = _loads(text)
+    if value is not _NOTHING and add(value):
+        return found
+    for body in fenced_blocks(text):
+        value = _loads(body)
+        for v in [value] if value is not _NOTHING else _embedded(body):
+            if add(v):
+                return found
+    for v in _embedded(text):
+        if add(v):
+            return found
     return found
 
 
-def _embedded(text: str) -> list[Any]:
+_NOTHING = object()
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return _NOTHING
+
+
+def _embedded(text: str) -> Iterator[Any]:
     """JSON objects/arrays that start somewhere inside ``text`` (outermost only)."""
     decoder = json.JSONDecoder()
-    out: list[Any] = []
     i, n = 0, len(text)
     while i < n:
         if text[i] in "{[":
             try:
                 value, end = decoder.raw_decode(text, i)
-            except ValueError:
+            except (ValueError, RecursionError):
                 i += 1
                 continue
             if isinstance(value, (dict, list)):
-                out.append(value)
+                yield value
                 i = end
                 continue
         i += 1
-    return out
 
 
 def parse_json_reply(text: Optional[str], schema: Optional[type[BaseModel]] = None,
@@ -200,7 +266,7 @@ def parse_json_reply(text: Optional[str], schema: Optional[type[BaseModel]] = No
     if first_error is None:
         raise ReplyParseError(f"the reply holds JSON but no object for {schema.__name__}: {_clip(text)!r}")
     problems = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']} (got {e.get('input')!r})"
+        f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']} (got {short_repr(e.get('input'))})"
         for e in first_error.errors()
     )
     raise ReplyParseError(f"the reply's JSON does not match {schema.__name__}: {problems}")

@@ -57,6 +57,7 @@ class VLMAgent:
         self.client = client
         self.template = prompts.load(prompt)
         self.action_space = prompts.load("action_space").render()
+        self.data_notice = prompts.load("data_notice").render().strip()
         self.history_len = history
         self.include_tree = include_tree
         self.stats = VLMAgentStats()
@@ -76,7 +77,8 @@ class VLMAgent:
 
     def prompt_for(self, obs: Observation) -> tuple[str, list[Any]]:
         screen, images = describe_screens(obs, None, include_tree=self.include_tree)
-        text = self.template.render(goal=self.goal, history=describe_history(self.history, self.history_len),
+        text = self.template.render(data_notice=self.data_notice, goal=self.goal,
+                                    history=describe_history(self.history, self.history_len),
                                     screen=screen, action_space=self.action_space)
         return text, images
 

@@ -1,4 +1,4 @@
-"""AdbDevice: a real phone or emulator behind the Device protocol (see DESIGN.md § Device protocol).
+"""AdbDevice: a real phone or emulator behind the Device protocol (see docs/architecture.md § Device protocol).
 
 Observation = ``screencap`` + ``uiautomator dump`` + the foreground activity
 from ``dumpsys``; actions = ``input`` commands (adb_actions.py); the state
@@ -46,6 +46,7 @@ from benchmark.devices.adb_settings import (
     settings_from_states,
 )
 from benchmark.devices.adb_transport import AdbShell, connect
+from ttir.dump import DumpError
 from ttir.types import Action, Observation
 
 DUMP_ATTEMPTS = 3  # `uiautomator dump` fails transiently while the screen animates
@@ -184,14 +185,14 @@ class AdbDevice:
         foreground = self.foreground()
         t3 = time.perf_counter()
         now = time.monotonic() - self._t0
-        if xml is not None:
-            obs = Observation.from_xml(xml, screenshot=image, foreground=foreground, step=self.actions, time=now)
-        elif image is not None:
+        if xml is None:
             logger.warning(f"adb {self.serial}: uiautomator dump failed; observing from the screenshot alone")
+        obs = self._tree_observation(xml, image, foreground, now) if xml is not None else None
+        if obs is None and image is not None:
             w, h = image.size
             obs = Observation(screenshot=image, foreground=foreground, screen_size=(w, h),
                               orientation="landscape" if w > h else "portrait", step=self.actions, time=now)
-        else:
+        elif obs is None:
             raise DeviceError(f"adb {self.serial}: neither screencap nor uiautomator dump worked; is the screen on "
                               "and unlocked?")
         logger.debug(
@@ -200,6 +201,15 @@ class AdbDevice:
         )
         self._last_obs = obs
         return obs
+
+    def _tree_observation(self, xml: str, image: Optional[Image.Image], foreground: Optional[str],
+                          now: float) -> Optional[Observation]:
+        """The dump parsed, or None (logged) when it cannot be read: the screenshot alone is observed then."""
+        try:
+            return Observation.from_xml(xml, screenshot=image, foreground=foreground, step=self.actions, time=now)
+        except DumpError as exc:
+            logger.warning(f"adb {self.serial}: the UI dump cannot be read ({exc}); observing from the screenshot alone")
+            return None
 
     def screenshot(self) -> Image.Image:
         try:

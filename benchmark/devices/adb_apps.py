@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Optional, Sequence, Union
 
-import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from benchmark.devices.adb_commands import check_component, check_package
+from ttir.validation import load_yaml_file
 
 DEFAULT_TABLE = Path(__file__).with_name("adb_apps.yaml")
 
@@ -40,10 +40,7 @@ class AppEntry(BaseModel):
 
 
 def _load(path: Path) -> list[AppEntry]:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: not valid YAML: {exc}") from exc
+    raw = load_yaml_file(path, "app table") or []  # bounded: a user's table is untrusted YAML
     if not isinstance(raw, list):
         raise ValueError(f"{path}: expected a list of {{names, packages}} entries, got {type(raw).__name__}")
     entries = []

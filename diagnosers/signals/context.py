@@ -21,7 +21,7 @@ from ttir.types import Observation
 if TYPE_CHECKING:  # pragma: no cover
     from diagnosers.base import DiagnosisContext
 
-CLOSING_KINDS = ("permission", "anr", "heads_up")  # interruptions that every answer closes
+CLOSING_KINDS = ("permission", "anr", "crash", "heads_up")  # interruptions that every answer closes
 INTERRUPTION_SCORE = 0.6  # context-free overlay score that counts as "an interruption was shown"
 RECENT_STEPS = 4
 

@@ -36,10 +36,12 @@ def _label_above(obs: Observation, i: int) -> str:
 
 
 def field_names(obs: Observation, i: int) -> list[str]:
-    """Every name a user or an agent may call field ``i`` by."""
+    """Every name a user or an agent may call field ``i`` by. Real forms often give
+    fields no id, and an empty field on many Android versions reports its hint as its
+    text ("Phone" until something is typed): an empty-looking text counts as a name."""
     e = obs.elements[i]
     names = [e.hint, e.content_desc, short_id(e.resource_id).replace("_", " "), _label_above(obs, i)]
-    if e.hint and e.text == e.hint:
+    if e.text and not e.password and (e.text == e.hint or not e.hint) and len(e.text) <= 40:
         names.append(e.text)
     out = []
     for n in names:
@@ -61,8 +63,11 @@ def mentioned_fields(obs: Observation, text: str, typed: str = "") -> list[int]:
     return out
 
 
-def _match_field(before: Observation, e: UIElement) -> Optional[int]:
-    """The field of ``before`` that is field ``e`` of a later screen."""
+def _match_field(before: Observation, e: UIElement, rank: Optional[int] = None, count: Optional[int] = None) -> Optional[int]:
+    """The field of ``before`` that is field ``e`` of a later screen: by id, by hint
+    (also a hint the earlier screen showed as the empty field's text), then by its
+    place among the form's fields (a dialog that moved keeps its order), then by
+    position."""
     cands = editable_indices(before)
     if e.resource_id:
         same = [i for i in cands if before.elements[i].resource_id == e.resource_id]
@@ -70,14 +75,25 @@ def _match_field(before: Observation, e: UIElement) -> Optional[int]:
             return same[0]
         cands = same or cands
     if e.hint:
-        same = [i for i in cands if before.elements[i].hint == e.hint]
+        same = [i for i in cands if e.hint in (before.elements[i].hint, before.elements[i].text)]
         if len(same) == 1:
             return same[0]
         cands = same or cands
     if not cands:
         return None
+    if rank is not None and count == len(editable_indices(before)) and cands == editable_indices(before):
+        return _in_reading_order(before, cands)[rank]
     cx, cy = e.center
     return min(cands, key=lambda i: abs(before.elements[i].center[0] - cx) + abs(before.elements[i].center[1] - cy))
+
+
+def _in_reading_order(obs: Observation, idx: list[int]) -> list[int]:
+    return sorted(idx, key=lambda i: (obs.elements[i].bounds[1], obs.elements[i].bounds[0]))
+
+
+def _rank(obs: Observation, i: int) -> tuple[int, int]:
+    fields = _in_reading_order(obs, editable_indices(obs))
+    return fields.index(i), len(fields)
 
 
 def landing_fields(before: Observation, after: Observation, typed: str) -> list[int]:
@@ -88,14 +104,15 @@ def landing_fields(before: Observation, after: Observation, typed: str) -> list[
         return []
     changed = []
     for i in hits:
-        j = _match_field(before, after.elements[i])
+        j = to_before(before, after, i)
         if j is None or before.elements[j].text != after.elements[i].text:
             changed.append(i)
     return changed or hits
 
 
 def to_before(before: Observation, after: Observation, i: int) -> Optional[int]:
-    return _match_field(before, after.elements[i])
+    rank, count = _rank(after, i) if i in editable_indices(after) else (None, None)
+    return _match_field(before, after.elements[i], rank, count)
 
 
 def describe_field(obs: Observation, i: int) -> dict:

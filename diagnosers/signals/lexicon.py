@@ -1,5 +1,6 @@
-"""The interruption lexicon (``data/interruption.yaml`` or a user's file): term
-weights for scoring overlay text, and button-role phrases."""
+"""The interruption lexicon (``data/interruption/<language>.yaml``, or a user's file): term
+weights for scoring overlay text. Button roles are not here: they are the one
+shared vocabulary of :mod:`ttir.lexicon` (``ttir/data/roles``)."""
 
 from __future__ import annotations
 
@@ -10,25 +11,25 @@ from typing import Optional
 
 from diagnosers.signals.data import DATA_DIR, load_yaml
 from diagnosers.signals.text import normalize
+from ttir.lexicon import vocabulary
 
-ROLES = ("dismiss", "engage", "neutral")
 
-
-def _flat(text: str) -> str:
+def flat(text: str) -> str:
     """Normalised, with hyphens read as spaces ("limited-time" = "limited time")."""
     return normalize(text).replace("-", " ")
 
 
 class Lexicon:
-    """Weighted interruption terms and button-role phrases."""
+    """Weighted interruption terms; button roles come from the shared vocabulary."""
 
     def __init__(self, data: dict, source: str = "lexicon"):
         terms = data.get("terms")
-        roles = data.get("button_roles")
         if not isinstance(terms, dict) or not terms:
             raise ValueError(f"{source}: key 'terms' must be a non-empty mapping of phrase -> weight, got {terms!r}")
-        if not isinstance(roles, dict):
-            raise ValueError(f"{source}: key 'button_roles' must be a mapping of role -> list of phrases, got {roles!r}")
+        extra = sorted(set(data) - {"terms"})
+        if extra:
+            raise ValueError(f"{source}: unknown key(s) {', '.join(extra)}; a lexicon file holds only 'terms' "
+                             "(button roles are one shared vocabulary: ttir/data/roles)")
         self.source = source
         self.terms: dict[str, float] = {}
         for phrase, weight in terms.items():
@@ -38,22 +39,13 @@ class Lexicon:
                 raise ValueError(f"{source}: terms.{phrase}: weight must be a number, got {weight!r}") from None
             if not 0.0 <= w <= 1.0:
                 raise ValueError(f"{source}: terms.{phrase}: weight {w} must be within 0..1")
-            self.terms[_flat(str(phrase))] = w
-        self.roles: dict[str, str] = {}
-        for role, phrases in roles.items():
-            if role not in (*ROLES, "acknowledge"):
-                raise ValueError(f"{source}: button_roles.{role}: unknown role; expected one of dismiss, engage, neutral, acknowledge")
-            for p in phrases or []:
-                self.roles[_flat(str(p))] = role
-        # longest phrases first so "don't allow" wins over "allow"
-        self._term_res = [(t, re.compile(r"(?<![a-z0-9])" + re.escape(t) + r"(?![a-z0-9])"))
-                          for t in sorted(self.terms, key=len, reverse=True)]
-        self._role_res = [(p, re.compile(r"(?<![a-z0-9])" + re.escape(p) + r"(?![a-z0-9])"))
-                          for p in sorted(self.roles, key=len, reverse=True)]
+            self.terms[flat(str(phrase))] = w
+        # longest terms first; boundaries keep "ad" out of "add" (CJK terms match anywhere)
+        self._term_res = [(t, term_pattern(t)) for t in sorted(self.terms, key=len, reverse=True)]
 
     def hits(self, texts: list[str]) -> dict[str, float]:
         """Terms found in ``texts`` (each counted once) with their weights."""
-        blob = " | ".join(_flat(t) for t in texts if t)
+        blob = " | ".join(flat(t) for t in texts if t)
         found: dict[str, float] = {}
         for term, rx in self._term_res:
             if rx.search(blob):
@@ -61,24 +53,32 @@ class Lexicon:
         return found
 
     def role(self, label: str) -> Optional[str]:
-        """The role phrase matching a button label: an exact match first, then the
-        longest phrase inside the label. None when nothing matches."""
-        lab = _flat(label).strip(" .!?:")
-        if not lab:
-            return None
-        if lab in self.roles:
-            return self.roles[lab]
-        for phrase, rx in self._role_res:
-            if len(phrase) > 1 and rx.search(lab):
-                return self.roles[phrase]
-        return None
+        """The role of a button label in the shared vocabulary (None when unknown)."""
+        return vocabulary().phrase_role(label)
 
     def is_term(self, word: str) -> bool:
         return word in self.terms
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def term_pattern(term: str) -> "re.Pattern[str]":
+    """Whole-word matching for Latin scripts; CJK terms match anywhere."""
+    if _CJK.search(term):
+        return re.compile(re.escape(term))
+    return re.compile(r"(?<![^\W_])" + re.escape(term) + r"(?![^\W_])")
+
+
 @lru_cache(maxsize=8)
 def load_lexicon(path: Optional[str] = None) -> Lexicon:
-    """The built-in lexicon, or the YAML file at ``path`` (which replaces it)."""
-    p = Path(path) if path else DATA_DIR / "interruption.yaml"
-    return Lexicon(load_yaml(p), source=str(p))
+    """The built-in lexicon (every language's file merged), or the YAML file at ``path``
+    (which replaces it)."""
+    if path:
+        return Lexicon(load_yaml(Path(path)), source=str(path))
+    terms: dict[str, float] = {}
+    folder = DATA_DIR / "interruption"
+    for f in sorted(folder.glob("*.yaml")):
+        for phrase, weight in (load_yaml(f).get("terms") or {}).items():
+            terms[str(phrase)] = max(float(weight), terms.get(str(phrase), 0.0))
+    return Lexicon({"terms": terms}, source=str(folder))

@@ -10,12 +10,16 @@ classes, resource ids, bounds and text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Optional
 
 from diagnosers.signals.cache import cached
+from diagnosers.signals.data import builtin
+from diagnosers.signals.intents import dialog_intents
 from diagnosers.signals.lexicon import Lexicon
 from diagnosers.signals.system import interrupter_kind, is_launcher, is_systemui, knowledge, package_of, short_id
 from diagnosers.signals.tree import ScreenTree, screen_tree
+from ttir.lexicon import norm, resolve_roles, vocabulary
 from ttir.types import Bounds, Observation, UIElement
 
 # structural evidence (added to the lexicon score; see InterferenceConfig.min_score)
@@ -24,7 +28,11 @@ W_INTERRUPTER_PACKAGE = 0.5  # Play Store update sheet, system update, package "
 W_SYSTEMUI_WINDOW = 0.45  # a system UI window that is neither bar, shade nor keyboard
 W_HEADS_UP = 0.45
 W_DIALOG = 0.2  # a dialog / sheet / popup container, or an extra window of the app
-W_TAKEOVER = 0.15  # a container filling the app's window that offers a way out (Close, Skip, Maybe later)
+W_GATE_SHAPE = 0.15  # the app's page has few controls and one wide way on near the bottom (see gates.yaml)
+W_FORWARD = 0.1  # ... labelled like a gate's way on (Next, Skip, Agree, Get started)
+W_CAROUSEL = 0.35  # ... or it is a carousel of pages with indicator dots (onboarding)
+W_GATE_IDS = 0.3  # ... with onboarding / consent / guide / paywall ids
+W_SIGN_IN_WALL = 0.45  # ... that asks to sign in (a password field, Sign in / Create account) before any content
 W_AD_ACTIVITY = 0.3  # the foreground activity is an ad SDK's full-screen activity
 W_SCRIM = 0.05
 W_DISMISS_BUTTON = 0.1  # a decline button next to interruption wording
@@ -45,7 +53,8 @@ class Button:
 
     def to_dict(self, role: str = "neutral") -> dict[str, Any]:
         return {"label": self.label, "role": role, "bounds": list(self.bounds), "center": list(self.center),
-                "resource_id": self.resource_id, "index": self.index}
+                "resource_id": self.resource_id, "index": self.index,
+                "forward": _is_forward(self.label, gates().forward, self.resource_id)}
 
 
 @dataclass
@@ -93,6 +102,8 @@ def _buttons(obs: Observation, tree: ScreenTree, members: list[int]) -> list[But
         if e.editable or e.scrollable:
             continue
         sub = tree.subtree(i)
+        if any(obs.elements[j].clickable and obs.elements[j].enabled for j in sub[1:]):
+            continue  # a clickable container (a whole dialog that closes on a tap): its buttons are inside
         taken.update(sub)
         label = _label(obs, tree, i)
         if label:
@@ -101,19 +112,16 @@ def _buttons(obs: Observation, tree: ScreenTree, members: list[int]) -> list[But
 
 
 def button_roles(buttons: list[Button], lexicon: Lexicon, kind: str = "") -> list[str]:
-    """A role guess per button: dismiss / engage / neutral. "OK"-like labels dismiss
-    when they are the only way out and engage when a decline button exists; on a
-    heads-up banner an unnamed control (the banner itself) opens the notification."""
-    raw = [lexicon.role(b.label) for b in buttons]
-    if kind == "heads_up":
-        raw = [r or "engage" for r in raw]
-    has_decline = "dismiss" in raw
-    out = []
-    for r in raw:
-        if r == "acknowledge":
-            r = "engage" if has_decline else "dismiss"
-        out.append(r or "neutral")
-    return out
+    """A role per button (dismiss / engage / destructive / neutral) from the shared
+    vocabulary: its label, else Android's own id (permission and "isn't responding"
+    buttons, an AlertDialog's button1/2/3). "OK"-like labels dismiss when they are the
+    only way out and engage when a decline exists; on a heads-up banner an unnamed
+    control (the banner itself) opens the notification."""
+    v = vocabulary()
+    raw = [lexicon.role(b.label) or v.id_role(b.resource_id) for b in buttons]
+    if kind == "crash":  # the app already stopped: closing it destroys nothing
+        raw = ["dismiss" if r == "destructive" else r for r in raw]
+    return resolve_roles(raw, unnamed="engage" if kind == "heads_up" else "neutral")
 
 
 def _title(obs: Observation, members: list[int]) -> str:
@@ -192,19 +200,28 @@ def make_candidate(obs: Observation, index: int, kind: str, is_window: bool) -> 
 
 
 def _system_kind(obs: Observation, members: list[int]) -> Optional[str]:
-    ids = knowledge().system_dialog_ids
-    for j in members:
-        kind = ids.get(short_id(obs.elements[j].resource_id))
-        if kind:
-            return kind
-    return None
-
-
-def _main_root(obs: Observation, tree: ScreenTree) -> Optional[int]:
-    for r in tree.roots:
-        if r in tree.chrome_roots or r in tree.ime_roots or r in tree.heads_up_roots or r in tree.shade_roots:
-            continue
-        return r
+    """permission / anr / crash from Android's own ids, or from the framework dialog's
+    wording (old ANR dialogs have no ids: "… isn't responding. Do you want to close it?").
+    An "isn't responding" dialog offers Wait; a crash dialog ("has stopped", "keeps
+    stopping") does not: the app is already gone."""
+    k = knowledge()
+    kinds = {k.system_dialog_ids.get(short_id(obs.elements[j].resource_id)) for j in members} - {None}
+    if "permission" in kinds:
+        return "permission"
+    other = sorted(kinds - {"anr"})
+    if other:
+        return other[0]  # a system dialog or a development build's error screen, by its ids
+    texts = [norm(obs.elements[j].text or obs.elements[j].content_desc) for j in members]
+    anr_words = any(p in t for t in texts for p in k.anr_phrases)
+    crash_words = any(p in t for t in texts for p in k.crash_phrases)
+    if "anr" in kinds:
+        has_wait = any(short_id(obs.elements[j].resource_id) == "aerr_wait" for j in members)
+        return "anr" if has_wait or (anr_words and not crash_words) else "crash"
+    if package_of(obs.elements[members[0]].package) == "android":
+        if anr_words:
+            return "anr"
+        if crash_words:
+            return "crash"
     return None
 
 
@@ -213,7 +230,7 @@ def _extract(obs: Observation) -> list[Candidate]:
     if not tree.has_tree:
         return []
     out: list[Candidate] = []
-    main = _main_root(obs, tree)
+    main = tree.main_root()
     main_pkg = package_of(obs.elements[main].package) if main is not None else ""
     for r in tree.roots:
         if r in tree.chrome_roots or r in tree.ime_roots:
@@ -223,6 +240,11 @@ def _extract(obs: Observation) -> list[Candidate]:
         if r in tree.shade_roots:
             out.append(_make(obs, tree, r, "shade", True, r))
             continue
+        if r in tree.lock_roots:
+            c = _make(obs, tree, r, "lock_screen", True, r)
+            c.features["keyguard"] = W_SYSTEM_SIGNATURE
+            out.append(c)
+            continue
         if r in tree.heads_up_roots:
             c = _make(obs, tree, r, "heads_up", True, r)
             c.features["heads_up"] = W_HEADS_UP
@@ -231,6 +253,8 @@ def _extract(obs: Observation) -> list[Candidate]:
         members = tree.subtree(r)
         sys_kind = _system_kind(obs, members)
         ikind = interrupter_kind(pkg)
+        if sys_kind is None and _has_any_id(obs, members, knowledge().task_surface_ids):
+            continue  # a chooser, an autofill drop-down, a picker: what the user's own action raised
         if sys_kind is not None:
             c = _make(obs, tree, r, sys_kind, True, r)
             c.features["system_signature"] = W_SYSTEM_SIGNATURE
@@ -244,12 +268,21 @@ def _extract(obs: Observation) -> list[Candidate]:
         if is_systemui(pkg):
             c = _make(obs, tree, r, "systemui", True, r)
             c.features["systemui_window"] = W_SYSTEMUI_WINDOW
+            if any(_dialog_like(obs.elements[j]) for j in members):
+                c.features["dialog_container"] = W_DIALOG  # a system dialog (alertTitle, buttonPanel)
             out.append(c)
             continue
         if r != main and not is_launcher(pkg):
             # another window over the main one: the app's own dialog window, or another app's
             c = _make(obs, tree, r, "window", True, r)
             c.features["extra_window"] = W_DIALOG
+            out.append(c)
+            continue
+        if r == main and _dialog_sized(e, tree.size) and not is_launcher(pkg):
+            # the app's only window is a dialog: a focus-only dump (old uiautomator versions
+            # dump just the focused window) or an app that shows a dialog over nothing of its own
+            c = _make(obs, tree, r, "window", True, r)
+            c.features["dialog_window"] = W_DIALOG
             out.append(c)
             continue
         # inside the main window: dialog-like containers (outermost only)
@@ -272,12 +305,21 @@ def _extract(obs: Observation) -> list[Candidate]:
     return out
 
 
-def _exit_button(obs: Observation, tree: ScreenTree, members: list[int]) -> bool:
-    """A close / skip / decline control among ``members`` (built-in role phrases)."""
-    from diagnosers.signals.lexicon import load_lexicon
+def _has_any_id(obs: Observation, members: list[int], ids: frozenset[str]) -> bool:
+    return any(short_id(obs.elements[j].resource_id) in ids for j in members)
 
-    lex = load_lexicon(None)
-    return any(lex.role(b.label) == "dismiss" for b in _buttons(obs, tree, members))
+
+def _dialog_sized(e: UIElement, size: tuple[int, int]) -> bool:
+    """A window that does not fill the screen the way an activity does: narrower than
+    the screen (a centred dialog) or a full-width box that starts low (a bottom sheet).
+    A full-width window from the top (an activity over a keyboard) is not a dialog."""
+    w, h = size
+    x1, y1, x2, y2 = e.bounds
+    if (x2 - x1) * (y2 - y1) >= 0.8 * w * h:
+        return False
+    narrower = x1 >= 0.02 * w and x2 <= 0.98 * w
+    starts_low = y1 >= 0.25 * h
+    return narrower or starts_low
 
 
 def _ad_activity(obs: Observation) -> bool:
@@ -286,28 +328,132 @@ def _ad_activity(obs: Observation) -> bool:
 
 
 def _takeover(obs: Observation, tree: ScreenTree, root: int, members: list[int], inside: set[int]) -> Optional[Candidate]:
-    """A container that fills the app's window and offers a way out (an interstitial
-    ad, a paywall, a full-screen consent page), or the window of an ad activity."""
-    area = obs.elements[root].area
+    """The app's whole page when it is a gate before its content (onboarding, consent,
+    a first-run picker, a survey gate, a paywall), or the window of an ad activity.
+
+    A page has no window or container of its own, so its shape has to carry it: few
+    controls and one wide way on near the bottom (``data/gates.yaml``); ids, words and
+    a page carousel add to it. An ordinary page with many controls is never a gate,
+    whatever its words."""
     ad = _ad_activity(obs)
-    for j in members[1:]:
-        if j in inside or not tree.children.get(j):
-            continue
-        if obs.elements[j].area < 0.8 * area:
-            continue
-        sub = tree.subtree(j)
-        if not _exit_button(obs, tree, sub):
-            continue
-        c = _make(obs, tree, j, "takeover", False, root)
-        c.features["fullscreen_container"] = W_TAKEOVER
-        if ad:
-            c.features["ad_activity"] = W_AD_ACTIVITY
-        return c
+    gate = _gate_evidence(obs, tree, root, members, inside)
+    if gate is None and not ad:
+        return None
+    c = _make(obs, tree, root, "takeover", True, root)
+    if gate is not None:
+        c.features.update(gate)
     if ad:
-        c = _make(obs, tree, root, "takeover", True, root)
         c.features["ad_activity"] = W_AD_ACTIVITY
-        return c
+    return c
+
+
+def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[int],
+                   inside: set[int]) -> Optional[dict[str, float]]:
+    g = gates()
+    w, h = tree.size
+    controls: set[object] = set()
+    wide_forward = password = False
+    sign_in_controls: set[str] = set()
+    small: list[int] = []
+    for j in members:
+        if j in inside:
+            continue
+        e = obs.elements[j]
+        if e.password and e.editable:
+            password = True
+        if not (e.clickable or e.checkable or e.editable or e.long_clickable) or e.area <= 0:
+            continue
+        if e.area <= 0.003 * w * h and not (e.text or e.content_desc):
+            small.append(j)
+            continue
+        list_parent = _list_ancestor(obs, j, root)
+        controls.add(("list", list_parent) if list_parent is not None else j)
+        x1, y1, x2, y2 = e.bounds
+        lab = _label(obs, tree, j)
+        if (x2 - x1) >= 0.4 * w and y1 >= 0.55 * h and _is_forward(lab, g.forward, e.resource_id):
+            wide_forward = True
+        elif norm(lab) in g.skip:
+            wide_forward = True  # "Skip" anywhere: what onboarding pages offer
+        if norm(lab) in g.sign_in:
+            sign_in_controls.add(norm(lab))
+    # a sign-in wall: two of a password field, sign-in controls, sign-in wording
+    texts = [obs.elements[j].text or obs.elements[j].content_desc for j in members if j not in inside]
+    fields = sum(1 for j in members if j not in inside and obs.elements[j].editable)
+    sign_in = fields <= 3 and password + len(sign_in_controls) + ("sign_in" in dialog_intents(texts)) >= 2
+    dots = _indicator_row(obs, small)
+    if dots:
+        controls.add("dots")
+    if len(controls) > g.max_controls or not controls:
+        return None
+    carousel = dots and any("viewpager" in obs.elements[j].class_name.lower()
+                            or "pager" in short_id(obs.elements[j].resource_id) for j in members)
+    if not (wide_forward or carousel or sign_in):
+        return None
+    feats = {"gate_shape": W_GATE_SHAPE}
+    if wide_forward:
+        feats["forward_button"] = W_FORWARD
+    if carousel:
+        feats["carousel"] = W_CAROUSEL
+    if sign_in:
+        feats["sign_in_wall"] = W_SIGN_IN_WALL  # the goal asking to sign in makes it the task's own (intents)
+    ids = {short_id(obs.elements[j].resource_id).replace("_", "") for j in members if obs.elements[j].resource_id}
+    if any(h.replace("_", "") in i for i in ids for h in g.id_hints):
+        feats["gate_ids"] = W_GATE_IDS
+    return feats
+
+
+def _indicator_row(obs: Observation, small: list[int]) -> bool:
+    """Page-indicator dots: three or more small nodes of one size side by side on one line."""
+    by_line: dict[tuple[int, int], list[int]] = {}
+    for j in small:
+        x1, y1, x2, y2 = obs.elements[j].bounds
+        by_line.setdefault(((y1 + y2) // 8, (y2 - y1) // 4), []).append(j)
+    for row in by_line.values():
+        if len(row) < 3:
+            continue
+        xs = sorted(obs.elements[j].bounds for j in row)
+        widths = [b[2] - b[0] for b in xs]
+        heights = [b[3] - b[1] for b in xs]
+        gaps = [b[0] - a[2] for a, b in zip(xs, xs[1:])]
+        round_ = all(0.5 * hh <= ww <= 2 * hh for ww, hh in zip(widths, heights))  # dots, not thin bars
+        if round_ and max(widths) <= 2 * max(1, min(widths)) and all(0 <= gap <= 4 * max(widths) for gap in gaps):
+            return True
+    return False
+
+
+def _list_ancestor(obs: Observation, j: int, root: int) -> Optional[int]:
+    p = obs.elements[j].parent
+    while p is not None and p != root:
+        cls = obs.elements[p].class_name.lower()
+        if obs.elements[p].scrollable or "recyclerview" in cls or "listview" in cls or "gridview" in cls:
+            return p
+        p = obs.elements[p].parent
     return None
+
+
+def _is_forward(label: str, forward: frozenset[str], resource_id: str = "") -> bool:
+    """A gate's way on: Next / Skip / Agree … or any dismiss control (Not now)."""
+    v = vocabulary()
+    return norm(label) in forward or (v.phrase_role(label) or v.id_role(resource_id)) == "dismiss"
+
+
+@dataclass(frozen=True)
+class GateKnowledge:
+    max_controls: int
+    id_hints: tuple[str, ...]
+    forward: frozenset[str]
+    skip: frozenset[str]
+    sign_in: frozenset[str]
+
+
+@lru_cache(maxsize=1)
+def gates() -> GateKnowledge:
+    data = builtin("gates")
+    return GateKnowledge(max_controls=int(data.get("max_controls", 8)),
+                         id_hints=tuple(str(v).lower() for v in data.get("id_hints") or []),
+                         forward=frozenset(norm(str(v)) for v in data.get("forward") or []),
+                         skip=frozenset(norm(str(v)) for v in data.get("skip") or []),
+                         sign_in=frozenset(norm(str(v)) for v in data.get("sign_in") or []))
 
 
 overlay_candidates = cached("overlays")(_extract)

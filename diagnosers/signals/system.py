@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Optional
 
 from diagnosers.signals.data import builtin, lower_set
+from ttir.lexicon import norm
 
 
 class SystemKnowledge:
@@ -31,6 +32,12 @@ class SystemKnowledge:
         self.home_goal_words = lower_set(data.get("home_goal_words"))
         self.shade_goal_words = lower_set(data.get("shade_goal_words"))
         self.ad_activity_hints = lower_set(data.get("ad_activity_hints"))
+        self.decoration_ids = lower_set(data.get("decoration_ids"))
+        self.keyguard_ids = lower_set(data.get("keyguard_ids"))
+        self.task_surface_ids = lower_set(data.get("task_surface_ids"))
+        self.anr_phrases = tuple(norm(str(v)) for v in data.get("anr_phrases") or [])
+        self.crash_phrases = tuple(norm(str(v)) for v in data.get("crash_phrases") or [])
+        self.system_ui_names = tuple(norm(str(v)) for v in data.get("system_ui_names") or [])
 
 
 @lru_cache(maxsize=1)

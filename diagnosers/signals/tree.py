@@ -26,6 +26,7 @@ class ScreenTree:
     heads_up_roots: set[int] = field(default_factory=set)
     shade_roots: set[int] = field(default_factory=set)
     ime_roots: set[int] = field(default_factory=set)
+    lock_roots: set[int] = field(default_factory=set)  # the keyguard (lock screen / PIN bouncer)
     content: list[int] = field(default_factory=list)  # not chrome, not heads-up
     keys: frozenset = frozenset()
     labels: frozenset = frozenset()  # (class, text, desc, id) of content nodes: survives scrolling
@@ -44,6 +45,16 @@ class ScreenTree:
     @property
     def keyboard_open(self) -> bool:
         return bool(self.ime_roots)
+
+    @property
+    def locked(self) -> bool:
+        return bool(self.lock_roots)
+
+    def main_root(self) -> Optional[int]:
+        """The first window of an app: not the bars, the keyboard, a banner, the shade
+        or the keyguard."""
+        skip = self.chrome_roots | self.ime_roots | self.heads_up_roots | self.shade_roots | self.lock_roots
+        return next((r for r in self.roots if r not in skip), None)
 
     def subtree(self, i: int) -> list[int]:
         out, stack = [], [i]
@@ -64,18 +75,46 @@ def _has_id(elements: list[UIElement], idx: list[int], ids: frozenset[str]) -> b
 
 
 def _is_chrome(e: UIElement, sub: list[int], elements: list[UIElement], size: tuple[int, int]) -> bool:
-    """Status bar / navigation bar: a thin full-width system UI strip on the top or bottom edge."""
+    """Status bar / navigation bar: a thin system UI strip on an edge (phones move the
+    navigation bar to the side in landscape), or a small system UI window holding
+    their ids. A full-screen system UI window that merely contains a status bar (the
+    shade, the keyguard) is not chrome."""
     if not is_systemui(e.package):
         return False
     k = knowledge()
-    if _has_id(elements, sub, k.chrome_ids):
+    w, h = size
+    x1, y1, x2, y2 = e.bounds
+    if (x2 - x1) * (y2 - y1) < 0.25 * w * h and _has_id(elements, sub, k.chrome_ids):
+        return True
+    thin = (y2 - y1) <= 0.07 * max(w, h) or (x2 - x1) <= 0.1 * min(w, h)
+    spans = (x1 <= 0 and x2 >= w - 1) or (y1 <= 0 and y2 >= h - 1)
+    on_edge = y1 <= 0 or y2 >= h - 1 or x1 <= 0 or x2 >= w - 1
+    return thin and spans and on_edge and not _has_id(elements, sub, k.heads_up_ids)
+
+
+def _is_decoration(e: UIElement, sub: list[int], elements: list[UIElement], size: tuple[int, int]) -> bool:
+    """A window of any package that only decorates the screen: a thin strip along an
+    edge (gesture areas, an edge-panel handle, a floating ball), rounded-corner and
+    cutout overlays, or a tiny window — with no text in it."""
+    if any(elements[j].text for j in sub):
+        return False
+    k = knowledge()
+    if _has_id(elements, sub[:1], k.decoration_ids):
         return True
     w, h = size
     x1, y1, x2, y2 = e.bounds
-    thin = (y2 - y1) <= 0.07 * max(w, h)
-    full_width = x1 <= 0 and x2 >= w - 1
-    on_edge = y1 <= 0 or y2 >= h - 1
-    return thin and full_width and on_edge and not _has_id(elements, sub, k.heads_up_ids)
+    bw, bh = x2 - x1, y2 - y1
+    if bw * bh <= (0.03 if is_systemui(e.package) else 0.01) * w * h:
+        return True  # a tiny window: a floating ball, a corner overlay
+    side_strip = bw <= 0.08 * w and (x1 <= 0 or x2 >= w - 1)
+    end_strip = bh <= 0.06 * h and (y1 <= 0 or y2 >= h - 1)
+    return side_strip or end_strip
+
+
+def _is_keyguard(e: UIElement, sub: list[int], elements: list[UIElement], size: tuple[int, int]) -> bool:
+    """The lock screen or its PIN / pattern / password bouncer (blocking: it cannot be
+    dismissed with a tap, only unlocked)."""
+    return is_systemui(e.package) and _has_id(elements, sub, knowledge().keyguard_ids)
 
 
 def _is_shade(e: UIElement, sub: list[int], elements: list[UIElement], size: tuple[int, int]) -> bool:
@@ -120,8 +159,10 @@ def analyse(obs: Observation) -> ScreenTree:
         e, sub = elements[r], by_root[r]
         if is_ime(e.package):
             t.ime_roots.add(r)
-        elif _is_chrome(e, sub, elements, t.size):
+        elif _is_chrome(e, sub, elements, t.size) or _is_decoration(e, sub, elements, t.size):
             t.chrome_roots.add(r)
+        elif _is_keyguard(e, sub, elements, t.size):
+            t.lock_roots.add(r)
         elif _is_shade(e, sub, elements, t.size):
             t.shade_roots.add(r)
         elif _is_heads_up(e, sub, elements, t.size):

@@ -1,6 +1,6 @@
 """Print a screen dump as a compact indented outline, for labelling by eye.
 
-    python -m experiments.real_screens.show FILE [FILE ...] [--all]
+    python -m experiments.real_screens.show FILE_OR_ID [...] [--all] [--label]
 
 One line per node that says something (text, description, id, or a control):
 class, quoted text / description, short id, flags (click, edit, focus, check,
@@ -85,11 +85,27 @@ def outline(data: bytes, show_all: bool = False) -> str:
 
 def main(argv: Optional[list[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("files", nargs="+", type=Path)
+    p.add_argument("files", nargs="+", help="dump files, or corpus ids (manifest.jsonl)")
     p.add_argument("--all", action="store_true", help="also print nodes that say nothing")
+    p.add_argument("--label", action="store_true", help="with a corpus id: print its label too")
     args = p.parse_args(argv)
-    for f in args.files:
+    corpus = Path(__file__).resolve().parent
+    for name in args.files:
+        f = Path(name)
+        label = None
+        if not f.exists():
+            import json
+
+            rows = {r["id"]: r for r in map(json.loads, (corpus / "manifest.jsonl").read_text(encoding="utf-8").splitlines())}
+            if name not in rows:
+                print(f"=== {name}: no such file or corpus id")
+                continue
+            f = corpus / rows[name]["file"]
+            labels = {r["id"]: r for r in map(json.loads, (corpus / "labels.jsonl").read_text(encoding="utf-8").splitlines())}
+            label = labels.get(name)
         print(f"=== {f}")
+        if args.label and label:
+            print("label:", {k: v for k, v in label.items() if v not in (None, "", [], False)})
         try:
             print(outline(f.read_bytes(), args.all))
         except (ET.ParseError, ValueError) as exc:

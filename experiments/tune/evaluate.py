@@ -67,8 +67,12 @@ class _AskRecorder:
 
 
 def keep_row(row: StepRow, *, fraction: Optional[float] = None, seed: int = 0,
-             perturbations: Optional[set[str]] = None, agents: Optional[set[str]] = None) -> bool:
-    """Row filter: perturbation / agent names, and a seeded share of episodes."""
+             perturbations: Optional[set[str]] = None, agents: Optional[set[str]] = None,
+             splits: Optional[set[str]] = None) -> bool:
+    """Row filter: perturbation / agent names, a split (``meta.split``, the real-screen
+    steps), and a seeded share of episodes."""
+    if splits and str(row.meta.get("split")) not in splits:
+        return False
     if perturbations and row.perturbation not in perturbations:
         return False
     if agents and str(row.meta.get("agent")) not in agents:
@@ -268,9 +272,13 @@ def evaluate_dataset(path: Path | str, variants: list[Variant], *, workers: int 
             bar.close()
         return out
     import multiprocessing as mp
+    import os
+
+    from experiments.process_lifetime import die_with_parent
 
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         parts = list(pool.map(_worker, [(str(f), k, workers, variants, select) for k in range(workers)]))
     out = [o for part in parts for o in part]
     order = {}

@@ -68,11 +68,13 @@ class ObservationLoader:
                 raise ValueError(f"row {row_id}: {field}.xml: {exc}") from None
             if shot is not None:
                 if tuple(shot.size) != tuple(tree.screen_size):
+                    _check_scale(shot.size, tree.screen_size, row_id, field)
                     shot = shot.resize(tree.screen_size, Image.NEAREST)
                 tree = tree.replace(screenshot=shot)
             return tree
         size = tuple(ref.screen_size) if ref.screen_size else (tuple(shot.size) if shot is not None else (1080, 2400))
         if shot is not None and tuple(shot.size) != size:
+            _check_scale(shot.size, size, row_id, field)
             shot = shot.resize(size, Image.NEAREST)
         return Observation(screenshot=shot, foreground=ref.foreground, screen_size=size, step=step)  # type: ignore[arg-type]
 
@@ -102,3 +104,13 @@ def is_claim(row: StepRow) -> bool:
 
 
 __all__ = ["ObservationLoader", "is_claim"]
+
+
+MAX_UPSCALE = 4  # datasets keep screenshots at reduced size; a dump claiming a far larger screen is wrong
+
+
+def _check_scale(shot: tuple[int, int], screen: tuple[int, int], row_id: str, field: str) -> None:
+    """Refuse to blow a screenshot up to a screen size far beyond it (a hostile dump's bounds)."""
+    if screen[0] > MAX_UPSCALE * shot[0] or screen[1] > MAX_UPSCALE * shot[1]:
+        raise ValueError(f"row {row_id}: {field}: the dump's screen size {screen[0]}x{screen[1]} is more than "
+                         f"{MAX_UPSCALE}x the screenshot's {shot[0]}x{shot[1]}; expected the same screen")

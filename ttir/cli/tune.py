@@ -169,7 +169,14 @@ def _eval_parser(tsub: Any) -> None:
                "  ttir tune eval datasets/tuning --fraction 0.1 --brief          a quick look\n"
                "  ttir tune eval my_phone.jsonl --config ttir.yaml --tiers rules,cascade\n"
                "  ttir tune eval datasets/tuning --json > eval.json\n\n" + FORMAT_HELP)
-    p.add_argument("dataset", type=Path, help="dataset folder (steps.jsonl) or a JSONL file")
+    p.add_argument("dataset", type=Path, nargs="?", help="dataset folder (steps.jsonl) or a JSONL file")
+    p.add_argument("--real", action="store_true",
+                   help="score the interference diagnoser and the guard on the real-screen corpus "
+                        "(experiments/real_screens) instead of a dataset: recall per kind, false alarms on ordinary "
+                        "screens and on wanted dialogs, what a guarded wait-only agent taps")
+    p.add_argument("--split", choices=["dev", "test", "all"], default="test",
+                   help="with --real: which split (default test; tune on dev only)")
+    p.add_argument("--cases", action="store_true", help="with --real: list every miss, false alarm and bad action")
     _config_args(p)
     p.add_argument("--tiers", default="auto",
                    help="comma-separated tiers: rules, vlm, cascade (default auto: rules, plus vlm and cascade when an "
@@ -214,6 +221,10 @@ def _eval(args: argparse.Namespace) -> int:
         from diagnosers.vlm_judge import VLMJudge
 
         judge = VLMJudge(None, cfg)
+    if args.real:
+        return _eval_real(args, cfg, tiers, judge)
+    if args.dataset is None:
+        raise ValueError("ttir tune eval: give a DATASET, or --real for the real-screen corpus")
     variants = [Variant(t, t, cfg, judge=judge if t != "rules" else None) for t in tiers]
     outcomes = evaluate_dataset(args.dataset, variants, workers=args.workers, select=_selection(args),
                                 progress=not args.no_progress and not args.json)
@@ -223,6 +234,34 @@ def _eval(args: argparse.Namespace) -> int:
                                                     "clean_fpr": args.max_clean_fpr})
     report["dataset"] = str(args.dataset)
     _emit(args, report, eval_text(report, breakdown=not args.brief))
+    return 0
+
+
+def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any) -> int:
+    from experiments.real_screens.corpus import CORPUS_DIR, load_corpus
+    from experiments.real_screens.evaluate import evaluate, render, summarize
+    from experiments.tune.evaluate import Variant, evaluate_dataset, summarise
+    from experiments.tune.tables import eval_text
+
+    screens = load_corpus(args.split)
+    if not screens:
+        raise ValueError(f"the real-screen corpus has no screen in split {args.split!r}")
+    results = evaluate(screens, cfg, tiers, judge=judge, progress=not args.no_progress and not args.json)
+    report = summarize(results, tiers)
+    report["split"] = args.split
+    report["cases"] = [r.__dict__ for r in results]
+    text = render(report, results, args.split, show=args.cases)
+    # the labelled steps of real runs (typing into forms, recorded traces): stuck loop and action effect
+    variants = [Variant(t, t, cfg, diagnosers=("stuck_loop", "action_effect"), judge=judge if t != "rules" else None)
+                for t in tiers]
+    select = {} if args.split == "all" else {"splits": {args.split}}
+    outcomes = evaluate_dataset(CORPUS_DIR / "steps.jsonl", variants, workers=1, select=select)
+    if outcomes:
+        steps = summarise(outcomes, variants, targets={"precision": args.min_precision, "recall": args.min_recall,
+                                                       "clean_fpr": args.max_clean_fpr})
+        report["steps"] = steps
+        text += "\n\n## labelled steps of real runs (experiments/real_screens/steps.jsonl)\n\n" + eval_text(steps, breakdown=False)
+    _emit(args, report, text)
     return 0
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -42,6 +43,7 @@ class Reply:
     completion_tokens: Optional[int] = None  # None = estimated from the content
     finish_reason: str = "stop"
     raw_body: Optional[bytes] = None  # send exactly these bytes instead of a completion
+    content_type: str = "application/json"
     hold_until: int = 0  # first wait until this many chat requests have arrived (concurrency tests) …
     hold_timeout_s: float = 5.0  # … but no longer than this
 
@@ -84,6 +86,11 @@ class Reply:
         """``reply`` sent only once ``n_requests`` chat requests have arrived (or after
         ``timeout_s``): proves requests were in flight together without timing them."""
         return dataclasses.replace(reply or cls.json({}), hold_until=n_requests, hold_timeout_s=timeout_s)
+
+    @classmethod
+    def body(cls, raw: bytes, content_type: str = "application/json", **kw: Any) -> "Reply":
+        """HTTP 200 with exactly these bytes (an HTML error page, a blank body, a broken JSON)."""
+        return cls(content=None, raw_body=raw, content_type=content_type, **kw)
 
     @classmethod
     def error(cls, status: int = 500, message: str = "internal server error", *,
@@ -164,6 +171,7 @@ class VLMTestServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._arrived = threading.Condition(self._lock)
+        self._connections: set[socket.socket] = set()  # open keep-alive connections, closed on stop()
         self._httpd = ThreadingHTTPServer((host, port), self._handler_class())
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
@@ -192,6 +200,12 @@ class VLMTestServer:
             self._httpd.shutdown()
             self._thread.join(timeout=5)
             self._thread = None
+        with self._lock:  # handlers waiting on an idle keep-alive connection end now, not when the client goes
+            for conn in list(self._connections):
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
         self._httpd.server_close()
 
     def __enter__(self) -> "VLMTestServer":
@@ -260,6 +274,16 @@ class VLMTestServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
+            def setup(self) -> None:
+                super().setup()
+                with server._lock:
+                    server._connections.add(self.connection)
+
+            def finish(self) -> None:
+                with server._lock:
+                    server._connections.discard(self.connection)
+                super().finish()
+
             def log_message(self, fmt: str, *args: Any) -> None:  # route to loguru, quietly
                 logger.trace("vlm-test-server: " + fmt, *args)
 
@@ -281,14 +305,14 @@ class VLMTestServer:
                     return None
 
             def _send(self, rec: RecordedRequest, status: int, body: bytes,
-                      headers: Iterable[tuple[str, str]] = ()) -> None:
+                      headers: Iterable[tuple[str, str]] = (), content_type: str = "application/json") -> None:
                 # Stamped before writing: the client may act on the reply before this
                 # thread runs again, and tests read the record as soon as the call returns.
                 rec.status = status
                 rec.responded_at = time.monotonic()
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(body)))
                     for k, v in headers:
                         self.send_header(k, v)
@@ -319,7 +343,8 @@ class VLMTestServer:
                 if reply.delay_s > 0 and server._stopping.wait(reply.delay_s):
                     return  # server stopping: drop the connection
                 if reply.raw_body is not None or reply.status != 200:
-                    self._send(rec, reply.status, reply.raw_body or b"{}", reply.headers)
+                    self._send(rec, reply.status, b"{}" if reply.raw_body is None else reply.raw_body, reply.headers,
+                               reply.content_type)
                     return
                 self._send(rec, 200, json.dumps(_completion(rec, reply, server.model)).encode(), reply.headers)
 

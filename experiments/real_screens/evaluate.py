@@ -1,0 +1,265 @@
+"""Score the guard on real screens (``ttir tune eval --real``).
+
+Per labelled screen: the interference diagnoser's verdict per tier (rules always;
+model and cascade when an endpoint is configured), and what a guarded agent that
+only waits does on it — the guard's first action classified against the label as
+dismiss / engage / destructive / back / other, or harmful when the screen holds no
+interference. The figures: recall per kind, false alarms on ordinary screens and on
+wanted dialogs separately, and the guard's actions.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from experiments.real_screens.corpus import Screen
+from ttir.config import TTIRConfig
+from ttir.dump import DumpError
+from ttir.types import Action, AgentStep, Observation
+
+ACTION_CLASSES = ("dismiss", "engage", "destructive", "back", "other", "wait", "none")
+
+
+class WaitOnlyAgent:
+    """An agent that only ever waits: whatever happens on screen is the guard's doing."""
+
+    name = "wait_only"
+
+    def reset(self, goal: str) -> None:
+        pass
+
+    def step(self, obs: Observation) -> AgentStep:
+        return AgentStep(action=Action(action_type="wait", seconds=1.0), summary="Wait")
+
+
+def _norm(s: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", s).replace("’", "'").lower().split()).strip(" .!?:")
+
+
+def _names(obs: Observation, i: int) -> set[str]:
+    """Every name of element ``i`` and of its descendants (a button's inner label) and
+    of its clickable ancestors' direct labels."""
+    out: set[str] = set()
+    idx = [i]
+    kids: dict[int, list[int]] = defaultdict(list)
+    for j, e in enumerate(obs.elements):
+        if e.parent is not None:
+            kids[e.parent].append(j)
+    stack = [i]
+    while stack:
+        j = stack.pop()
+        idx.append(j)
+        stack.extend(kids.get(j, []))
+    for j in idx:
+        e = obs.elements[j]
+        for v in (e.text, e.content_desc, e.resource_id, e.short_id):
+            if v:
+                out.add(_norm(v))
+    return out
+
+
+def tapped_names(obs: Observation, action: Action) -> set[str]:
+    """The names of what a touch lands on (topmost clickable element, else topmost element)."""
+    p = action.point(obs.elements)
+    if p is None:
+        return set()
+    hit = None
+    for i in range(len(obs.elements) - 1, -1, -1):
+        e = obs.elements[i]
+        if e.contains(*p) and (e.clickable or e.long_clickable or e.checkable):
+            hit = i
+            break
+    if hit is None:
+        hit = next((i for i in range(len(obs.elements) - 1, -1, -1) if obs.elements[i].contains(*p)), None)
+    return _names(obs, hit) if hit is not None else set()
+
+
+def classify(screen: Screen, obs: Observation, step: Optional[AgentStep], source: str) -> str:
+    """What the guard's first action did to this screen, by its label."""
+    if step is None or source != "recovery":
+        return "none"
+    a = step.action
+    lab = screen.label
+    if a.action_type == "wait":
+        return "wait"
+    if a.action_type == "navigate_back":
+        return "back"
+    if a.is_touch:
+        names = tapped_names(obs, a)
+        for role, words in (("destructive", lab.destructive), ("engage", lab.engage), ("dismiss", lab.dismiss)):
+            if names & {_norm(w) for w in words}:
+                return role
+        return "other"
+    if a.action_type == "swipe" and lab.kind == "heads_up":
+        return "dismiss"
+    return "other"
+
+
+@dataclass
+class ScreenResult:
+    id: str
+    repo: str
+    split: str
+    category: str
+    kind: Optional[str]
+    verdicts: dict[str, str] = field(default_factory=dict)  # tier -> true / false / uncertain
+    evidence: dict[str, str] = field(default_factory=dict)
+    model_asked: bool = False
+    guard_action: Optional[dict[str, Any]] = None
+    guard_summary: str = ""
+    action_class: str = "none"
+    error: Optional[str] = None
+
+    def detected(self, tier: str) -> bool:
+        return self.verdicts.get(tier) == "true"
+
+
+def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge: Any = None) -> ScreenResult:
+    """One screen: the interference verdict per tier, then one guarded step of a
+    wait-only agent (the cascade's guard when that tier is asked for, else the rules')."""
+    from diagnosers import DiagnosisContext, InterferenceDiagnoser
+    from ttir.config import DIAGNOSERS
+    from ttir.middleware import guard
+
+    lab = screen.label
+    res = ScreenResult(id=screen.id, repo=screen.repo, split=screen.split, category=lab.category, kind=lab.kind)
+    obs = screen.observation()
+    for tier in tiers:
+        d = InterferenceDiagnoser(config.interference, mode=tier, judge=judge if tier != "rules" else None)
+        f = d.diagnose(DiagnosisContext(goal=lab.goal, observation=obs, history=[]))
+        res.verdicts[tier] = f.verdict
+        res.evidence[tier] = "; ".join(f.evidence)[:300]
+        if tier == "cascade":
+            res.model_asked = bool(f.cost and f.cost.model_calls) or f.tier == "vlm"
+    guard_tier = "cascade" if "cascade" in tiers else "rules"
+    agent = guard(WaitOnlyAgent(), config.override({f"{d}.mode": guard_tier for d in DIAGNOSERS}))
+    agent.reset(lab.goal)
+    step = agent.step(obs)
+    source = agent.report.usage[-1].source if agent.report.usage else "agent"
+    if source == "recovery":
+        res.guard_action = step.action.to_dict()
+        res.guard_summary = step.summary
+    res.action_class = classify(screen, obs, step, source)
+    return res
+
+
+def evaluate(screens: list[Screen], config: Optional[TTIRConfig] = None, tiers: Optional[list[str]] = None,
+             judge: Any = None, progress: bool = False) -> list[ScreenResult]:
+    config = config or TTIRConfig()
+    tiers = tiers or ["rules"]
+    out = []
+    items = screens
+    if progress:
+        from tqdm import tqdm
+
+        items = tqdm(screens, desc="real screens", unit="screen")
+    for s in items:
+        if s.label.malformed:
+            continue
+        try:
+            out.append(evaluate_screen(s, config, tiers, judge=judge))
+        except DumpError as exc:  # an unreadable dump that is not labelled malformed (a bug elsewhere raises)
+            out.append(ScreenResult(id=s.id, repo=s.repo, split=s.split, category=s.label.category,
+                                    kind=s.label.kind, error=str(exc)))
+    return out
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def _share(n: int, d: int) -> Optional[float]:
+    return round(n / d, 4) if d else None
+
+
+def summarize(results: list[ScreenResult], tiers: list[str]) -> dict[str, Any]:
+    ok = [r for r in results if r.error is None]
+    inter = [r for r in ok if r.category == "interference"]
+    report: dict[str, Any] = {"screens": len(ok), "errors": [r.id for r in results if r.error],
+                              "repos": len({r.repo for r in ok}), "tiers": {}}
+    for tier in tiers:
+        per_kind: dict[str, dict[str, Any]] = {}
+        for kind, rs in sorted(_group(inter, lambda r: r.kind).items()):
+            c = Counter(r.verdicts.get(tier) for r in rs)
+            per_kind[kind] = {"n": len(rs), "detected": c["true"], "uncertain": c["uncertain"],
+                              "recall": _share(c["true"], len(rs))}
+        det = sum(r.detected(tier) for r in inter)
+        t = {"interference": {"n": len(inter), "detected": det, "recall": _share(det, len(inter)), "per_kind": per_kind},
+             "false_alarms": {}}
+        for cat in ("ordinary", "wanted"):
+            rs = [r for r in ok if r.category == cat]
+            fa = sum(r.detected(tier) for r in rs)
+            unc = sum(r.verdicts.get(tier) == "uncertain" for r in rs)
+            by_kind = {k: sum(r.detected(tier) for r in g) for k, g in _group(rs, lambda r: r.kind or "-").items()}
+            t["false_alarms"][cat] = {"n": len(rs), "false_alarms": fa, "rate": _share(fa, len(rs)),
+                                      "uncertain": unc, "by_kind": by_kind}
+        if tier == "cascade":
+            t["model_asked"] = sum(r.model_asked for r in ok)
+        report["tiers"][tier] = t
+    actions: dict[str, dict[str, int]] = {}
+    for cat in ("interference", "wanted", "ordinary"):
+        rs = [r for r in ok if r.category == cat]
+        actions[cat] = {c: sum(r.action_class == c for r in rs) for c in ACTION_CLASSES}
+    non = [r for r in ok if r.category != "interference"]
+    acted = sum(r.action_class != "none" for r in non)
+    report["guard"] = {
+        "actions": actions,
+        "engage_or_destructive_taps": sum(r.action_class in ("engage", "destructive") for r in ok),
+        "actions_on_non_interference": acted,
+        "actions_on_non_interference_rate": _share(acted, len(non)),
+    }
+    return report
+
+
+def _group(rs: list[ScreenResult], key: Any) -> dict[Any, list[ScreenResult]]:
+    out: dict[Any, list[ScreenResult]] = defaultdict(list)
+    for r in rs:
+        out[key(r)].append(r)
+    return dict(out)
+
+
+def _pct(v: Optional[float]) -> str:
+    return "—" if v is None else f"{100 * v:.1f} %"
+
+
+def render(report: dict[str, Any], results: list[ScreenResult], split: str, show: bool = False) -> str:
+    lines = [f"Real screens ({split} split): {report['screens']} screens from {report['repos']} repositories"]
+    if report["errors"]:
+        lines.append(f"unreadable (not labelled malformed): {', '.join(report['errors'])}")
+    for tier, t in report["tiers"].items():
+        i = t["interference"]
+        lines += ["", f"## {tier} tier", "",
+                  f"interference recall {_pct(i['recall'])} ({i['detected']} of {i['n']})", "",
+                  "| kind | screens | detected | uncertain | recall |", "|---|---:|---:|---:|---:|"]
+        for kind, k in i["per_kind"].items():
+            lines.append(f"| {kind} | {k['n']} | {k['detected']} | {k['uncertain']} | {_pct(k['recall'])} |")
+        lines += ["", "| screens without interference | screens | false alarms | rate | uncertain |",
+                  "|---|---:|---:|---:|---:|"]
+        for cat, fa in t["false_alarms"].items():
+            lines.append(f"| {cat} | {fa['n']} | {fa['false_alarms']} | {_pct(fa['rate'])} | {fa['uncertain']} |")
+        if "model_asked" in t:
+            lines.append(f"\nthe cascade asked the model on {t['model_asked']} of {report['screens']} screens")
+    g = report["guard"]
+    lines += ["", "## what a guarded wait-only agent did", "",
+              "| screens | " + " | ".join(ACTION_CLASSES) + " |", "|---|" + "---:|" * len(ACTION_CLASSES)]
+    for cat, c in g["actions"].items():
+        lines.append(f"| {cat} | " + " | ".join(str(c[k]) for k in ACTION_CLASSES) + " |")
+    lines += ["", f"taps on engage or destructive controls: {g['engage_or_destructive_taps']}",
+              f"actions on screens without interference: {g['actions_on_non_interference']} "
+              f"({_pct(g['actions_on_non_interference_rate'])})"]
+    if show:
+        tier = next(iter(report["tiers"]))
+        lines += ["", f"## cases ({tier} tier)"]
+        for r in results:
+            if r.error:
+                continue
+            bad = ((r.category == "interference" and not r.detected(tier))
+                   or (r.category != "interference" and r.verdicts.get(tier) != "false")
+                   or r.action_class in ("engage", "destructive", "other")
+                   or (r.category != "interference" and r.action_class != "none"))
+            if bad:
+                lines.append(f"- {r.id} [{r.category}/{r.kind}] {tier}={r.verdicts.get(tier)} guard={r.action_class} "
+                             f"{r.guard_summary!r} :: {r.evidence.get(tier, '')}")
+    return "\n".join(lines)

@@ -1,0 +1,191 @@
+"""The real-screen corpus: kept byte for byte with provenance, split by repository,
+never holding a reserved file; and the guard's rules on real dumps of the dev split."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+
+import pytest
+
+from diagnosers import ActionEffectDiagnoser, DiagnosisContext, InterferenceDiagnoser
+from experiments.real_screens.corpus import CORPUS_DIR, load_corpus, load_splits
+from experiments.real_screens.evaluate import WaitOnlyAgent, classify, evaluate, summarize, tapped_names
+from experiments.real_screens.reserved import LOCAL_LIST, extra_list, git_blob_id, load_reserved, parse_list
+from ttir import guard
+from ttir.types import Action, AgentStep, StepRecord
+
+SCREENS = load_corpus("all")
+BY_ID = {s.id: s for s in SCREENS}
+
+
+def rows(name: str) -> list[dict]:
+    return [json.loads(line) for line in (CORPUS_DIR / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def dev(screen_id: str):
+    s = BY_ID[screen_id]
+    assert s.split == "dev", f"{screen_id} must come from the dev split (tests tune nothing on test)"
+    return s
+
+
+# ------------------------------------------------------------------ the corpus
+
+
+def test_every_file_is_kept_byte_for_byte_with_its_provenance():
+    for m in rows("manifest.jsonl"):
+        data = (CORPUS_DIR / m["file"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == m["sha256"], m["file"]
+        assert git_blob_id(data) == m["blob"], m["file"]
+        assert m["repo"].count("/") == 1 and len(m["commit"]) == 40 and m["path"], m
+        assert m["format"] in ("uiautomator", "appium")
+
+
+def test_every_file_parses_or_is_labelled_malformed_with_its_reason():
+    for s in SCREENS:
+        if s.label.malformed:
+            with pytest.raises(ValueError):
+                s.observation()
+        else:
+            obs = s.observation()
+            assert obs.elements, f"{s.id} parsed to an empty screen"
+
+
+def test_every_file_has_exactly_one_label():
+    manifest = [m["id"] for m in rows("manifest.jsonl")]
+    labels = [r["id"] for r in rows("labels.jsonl")]
+    assert len(set(manifest)) == len(manifest) and sorted(manifest) == sorted(labels)
+
+
+def test_no_reserved_file_is_in_the_corpus():
+    reserved = load_reserved()
+    assert reserved.blobs and reserved.sha256s
+    for m in rows("manifest.jsonl"):
+        assert not reserved.is_reserved(m["blob"], m["sha256"]), m["file"]
+    extra = extra_list()
+    if extra is not None and extra.exists():  # the in-repository copy of the list is complete
+        blobs, shas = parse_list(extra.read_text(encoding="utf-8"))
+        local = parse_list(LOCAL_LIST.read_text(encoding="utf-8"))
+        assert blobs <= local[0] and shas <= local[1]
+
+
+def test_the_split_is_by_repository():
+    splits = load_splits()
+    repos = {m["repo"] for m in rows("manifest.jsonl")}
+    assert repos == set(splits)
+    assert set(splits.values()) == {"dev", "test"}
+    for s in SCREENS:
+        assert s.split == splits[s.repo]
+    steps = {r["meta"]["split"] for r in rows("steps.jsonl")}
+    assert steps <= {"dev", "test"}
+
+
+def test_the_corpus_is_as_broad_as_promised():
+    ok = [s for s in SCREENS if not s.label.malformed]
+    cats = Counter(s.label.category for s in ok)
+    assert len(SCREENS) >= 300 and len({s.repo for s in SCREENS}) >= 40
+    assert cats["ordinary"] + cats["wanted"] >= 150 and cats["wanted"] >= 60
+    assert len({s.label.language for s in ok}) >= 4
+    assert sum(s.manifest["format"] == "appium" for s in SCREENS) >= 20
+
+
+# ------------------------------------------------------------------ the rules on real dumps (dev split)
+
+
+def first_guarded_step(screen, history=()):
+    agent = guard(WaitOnlyAgent())
+    agent.reset(screen.label.goal)
+    obs = screen.observation()
+    for rec in history:
+        agent.step(rec.observation)
+    step = agent.step(obs)
+    source = agent.report.usage[-1].source
+    return obs, step, source
+
+
+def test_system_ui_anr_is_answered_with_wait_and_never_closed():
+    s = dev("0381990abcc5")  # "System UI isn't responding"
+    obs, step, source = first_guarded_step(s)
+    assert source == "recovery" and classify(s, obs, step, source) == "dismiss"
+    assert "wait" in tapped_names(obs, step.action)
+    # the same dialog after two waits: still never "Close app" on System UI
+    f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=obs, history=[]))
+    from recoveries import DismissInterference
+    from recoveries.base import RecoveryContext
+
+    wait = AgentStep(action=step.action, summary=step.summary)
+    history = [StepRecord(observation=obs, step=wait, source="recovery")] * 3
+    nxt = DismissInterference().next_step(RecoveryContext(goal=s.label.goal, observation=obs, history=history,
+                                                           finding=f))
+    assert nxt is None or "close app" not in tapped_names(obs, nxt.action)
+
+
+def test_another_apps_anr_is_waited_on_first():
+    s = dev("5f7a197e95c9")  # "Pixel Launcher isn't responding"
+    obs, step, source = first_guarded_step(s)
+    assert "wait" in tapped_names(obs, step.action)
+
+
+def test_a_crash_dialog_is_closed_the_app_is_already_gone():
+    s = dev("c4c748fd412b")  # "KindleVibe Reader keeps stopping"
+    f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+    assert f.problem and f.details["kind"] == "crash"
+    obs, step, source = first_guarded_step(s)
+    assert classify(s, obs, step, source) == "dismiss"
+
+
+def test_a_permission_prompt_is_declined_never_allowed():
+    s = dev("fdb74a5cfc9d")  # storage permission, goal unrelated
+    obs, step, source = first_guarded_step(s)
+    assert classify(s, obs, step, source) == "dismiss"
+    assert not tapped_names(obs, step.action) & {"allow", "permission_allow_button"}
+
+
+def test_a_permission_the_goal_needs_is_left_alone():
+    s = dev("7c0d00c35a59")  # location permission; the goal is to find restaurants near me
+    f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+    assert not f.problem and "goal_needs_it" in f.details["features"]
+    obs, step, source = first_guarded_step(s)
+    assert source == "agent"  # declining it would break the task
+
+
+@pytest.mark.parametrize("screen_id", ["4a00f8f19425", "0d8c9d6b5b3e", "b2ce12c82889"])
+def test_a_lock_screen_is_reported_and_never_dismissed_with_back(screen_id):
+    s = dev(screen_id)
+    f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+    assert f.problem and f.details["kind"] == "lock_screen"
+    _, step, source = first_guarded_step(s)
+    assert source == "agent"
+
+
+def test_an_appium_page_source_reads_like_a_dump():
+    s = dev("5e3c95fda58b")
+    assert s.manifest["format"] == "appium"
+    obs = s.observation()
+    assert any(e.class_name == "android.widget.Button" for e in obs.elements)
+    f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=obs, history=[]))
+    assert f.problem and f.details["kind"] == "permission"
+
+
+def test_text_typed_into_the_wrong_field_of_a_real_form_without_ids():
+    before, after = dev("d875b4ef123b").observation(), dev("78af7a289579").observation()
+    assert not any(e.resource_id for e in before.elements if e.editable)
+    goal = "Log in to the remote MT5 trading account 7400048"
+
+    def effect(action: Action, summary: str) -> str:
+        rec = StepRecord(observation=before, step=AgentStep(action=action, summary=summary))
+        return ActionEffectDiagnoser().diagnose(DiagnosisContext(goal=goal, observation=after, history=[rec])).verdict
+
+    typed = dict(action_type="input_text", text="7400048")
+    assert effect(Action(**typed, x=632, y=993), 'Type "7400048" into "账户名称"') == "yes"
+    assert effect(Action(**typed, x=632, y=1154), 'Type "7400048" into "账户密码"') == "no"
+    assert effect(Action(**typed, x=632, y=1154), 'Type "7400048"') == "no"  # by position alone
+
+
+def test_the_guard_never_engages_or_destroys_on_the_dev_split():
+    results = evaluate(load_corpus("dev"))
+    report = summarize(results, ["rules"])
+    assert report["guard"]["engage_or_destructive_taps"] == 0
+    assert report["guard"]["actions_on_non_interference_rate"] <= 0.01
+    assert not report["errors"]

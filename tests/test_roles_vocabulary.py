@@ -1,0 +1,84 @@
+"""The one vocabulary of control roles, shared by the diagnosers, the recoveries and
+the reference agents (ttir/data/roles)."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import pytest
+import yaml
+
+from diagnosers.signals.lexicon import load_lexicon
+from ttir.lexicon import control_role, norm, resolve_roles, role_of, vocabulary
+from ttir.types import UIElement
+
+LANGUAGES = ("en", "zh", "es", "pt", "de", "fr", "ja", "ko", "ru", "tr")
+
+
+def el(text="", rid="", desc=""):
+    return UIElement(text=text, resource_id=rid, content_desc=desc, clickable=True, bounds=(0, 0, 100, 50))
+
+
+def test_every_required_language_has_dismiss_engage_and_destructive_words():
+    folder = resources.files("ttir").joinpath("data/roles")
+    for lang in LANGUAGES:
+        data = yaml.safe_load(folder.joinpath(f"{lang}.yaml").read_text(encoding="utf-8"))
+        assert data["language"] == lang
+        for role in ("dismiss", "engage", "destructive"):
+            assert data.get(role), f"{lang}.yaml has no {role} words"
+
+
+def test_a_phrase_has_one_role_across_all_files():
+    folder = resources.files("ttir").joinpath("data/roles")
+    seen: dict[str, tuple[str, str]] = {}
+    for f in folder.iterdir():
+        if not f.name.endswith(".yaml") or f.name == "ids.yaml":
+            continue
+        for role, phrases in yaml.safe_load(f.read_text(encoding="utf-8")).items():
+            if role == "language":
+                continue
+            for p in phrases:
+                assert isinstance(p, str), f"{f.name}: {p!r} is not a string"
+                key = norm(p)
+                if key in seen:
+                    assert seen[key][0] == role, f"{p!r}: {seen[key][0]} in {seen[key][1]}, {role} in {f.name}"
+                seen[key] = (role, f.name)
+
+
+@pytest.mark.parametrize("label, role", [
+    ("Close app", "destructive"), ("Wait", "dismiss"), ("Don’t allow", "dismiss"), ("Allow", "engage"),
+    ("NOT NOW.", "dismiss"), ("OK", "acknowledge"), ("Start free trial now", "engage"),
+    ("关闭应用", "destructive"), ("等待", "dismiss"), ("仅在使用该应用时允许", "engage"), ("不允许", "dismiss"),
+    ("App schließen", "destructive"), ("Nicht zulassen", "dismiss"), ("Fermer l'application", "destructive"),
+    ("Cerrar aplicación", "destructive"), ("Fechar app", "destructive"), ("アプリを終了", "destructive"),
+    ("앱 닫기", "destructive"), ("Закрыть приложение", "destructive"), ("Uygulamayı kapat", "destructive"),
+    ("Ahora no", "dismiss"), ("Agora não", "dismiss"), ("Nein danke", "dismiss"), ("Pas maintenant", "dismiss"),
+    ("後で", "dismiss"), ("나중에", "dismiss"), ("Не сейчас", "dismiss"), ("Şimdi değil", "dismiss"),
+])
+def test_labels_in_ten_languages(label, role):
+    assert vocabulary().phrase_role(label) == role
+
+
+def test_single_words_do_not_count_inside_ordinary_labels():
+    for label in ("Search settings", "Open navigation drawer", "Download", "Start", "Next"):
+        assert role_of(el(label)) == "neutral", label
+
+
+def test_android_ids_give_roles_in_any_language():
+    assert control_role(el("Esperar", "android:id/aerr_wait")) == "dismiss"  # the label knows it too
+    assert control_role(el("", "android:id/aerr_close")) == "destructive"
+    assert control_role(el("", "com.android.permissioncontroller:id/permission_deny_button")) == "dismiss"
+    assert control_role(el("", "com.android.permissioncontroller:id/permission_allow_button")) == "engage"
+
+
+def test_acknowledge_depends_on_a_decline_beside_it():
+    assert resolve_roles(["acknowledge"]) == ["dismiss"]
+    assert resolve_roles(["dismiss", "acknowledge"]) == ["dismiss", "engage"]
+    assert resolve_roles([None], unnamed="engage") == ["engage"]
+
+
+def test_the_diagnosers_and_the_recoveries_read_the_same_roles():
+    lex = load_lexicon()
+    for label in ("Close app", "Wait", "Not now", "Update now", "Deny", "Rate now"):
+        assert lex.role(label) == vocabulary().phrase_role(label)
+        assert role_of(el(label)) in (lex.role(label), "dismiss")
