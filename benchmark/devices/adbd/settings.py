@@ -14,10 +14,20 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from benchmark.device import SETTING_NAMES
-from benchmark.devices.adb_settings import KNOB_STATES, SYSTEM_SETTINGS, Display, knob_targets, settings_from_states
+from benchmark.devices.adb_settings import (
+    KNOB_STATES,
+    SECURE_SETTINGS,
+    STATES,
+    Display,
+    knob_targets,
+    settings_from_states,
+)
 
 NAMESPACES = ("system", "secure", "global")
 OVERRIDES = ("wm_density", "wm_size", "night_mode")
+# secure settings that only mirror what the system does (navigation_mode mirrors the navbar overlay):
+# writing them changes nothing, the phone puts them back
+MIRRORS = SECURE_SETTINGS
 _KNOB_OF = {state: knob for knob, states in KNOB_STATES.items() for state in states}
 
 
@@ -35,18 +45,24 @@ class PhoneSettings:
         self.overrides: dict[str, Optional[str]] = {"wm_density": None, "wm_size": None, "night_mode": "no"}
 
     # -- the adb_settings view: one raw value per device state ---------------------------------
+    @staticmethod
+    def _namespace(state: str) -> Optional[str]:
+        """Where a device state is stored: a settings namespace, or None for the wm / uimode overrides."""
+        return None if state in OVERRIDES else ("secure" if state in SECURE_SETTINGS else "system")
+
     def _state(self, state: str) -> Optional[str]:
-        return self.values["system"].get(state) if state in SYSTEM_SETTINGS else self.overrides[state]
+        ns = self._namespace(state)
+        return self.overrides[state] if ns is None else self.values[ns].get(state)
 
     def _set_state(self, state: str, raw: Optional[str]) -> None:
-        if state in SYSTEM_SETTINGS:
-            self.values["system"][state] = raw
-        else:
+        ns = self._namespace(state)
+        if ns is None:
             self.overrides[state] = raw
+        else:
+            self.values[ns][state] = raw
 
     def _implied(self) -> Any:
-        states = {s: self._state(s) for s in (*SYSTEM_SETTINGS, *OVERRIDES)}
-        return settings_from_states(states, self.display)
+        return settings_from_states({s: self._state(s) for s in STATES}, self.display)
 
     def sync(self) -> None:
         """Rewrite the raw values of every knob the phone changed by itself."""
@@ -73,15 +89,21 @@ class PhoneSettings:
     def put(self, namespace: str, key: str, value: str) -> None:
         self.sync()
         self.values[namespace][key] = value
-        if namespace == "system":
+        if self._namespace(key) == namespace and key not in MIRRORS:
             self._push(key)
 
     def delete(self, namespace: str, key: str) -> bool:
         self.sync()
         existed = self.values[namespace].pop(key, None) is not None
-        if namespace == "system":
+        if self._namespace(key) == namespace and key not in MIRRORS:
             self._push(key)
         return existed
+
+    def set_knob(self, knob: str, value: Any) -> None:
+        """What a system service changes directly (``cmd overlay`` switching the navigation bar)."""
+        if getattr(self.device.settings, knob) != value:
+            self.device.configure(**{knob: value})
+        self.sync()
 
     def listing(self, namespace: str) -> dict[str, str]:
         self.sync()

@@ -9,7 +9,7 @@ from typing import Any
 
 from benchmark.devices.adbd.sh import Call
 from benchmark.devices.adbd.text import text
-from benchmark.sim.system import IME, LAUNCHER, NAV_BAR_DP, SYSTEMUI
+from benchmark.sim.system import IME, LAUNCHER, SYSTEMUI, bars
 
 SERVICES = ("activity", "display", "input_method", "package", "settings", "window")
 
@@ -85,12 +85,15 @@ def window_displays(screen: Screen) -> bytes:
     if size_override or dpi_override:
         bw, bh = (int(v) for v in (size_override or f"{init_w}x{init_h}").split("x"))
         base = f" base={bw}x{bh} {dpi_override or init_dpi}dpi"
-    nav = m.dp(NAV_BAR_DP)
+    settings = phone.sim.settings
+    x1, y1, x2, y2 = bars(m, settings.orientation, settings.navigation_mode).app
+    app_w, app_h = x2 - x1, y2  # the app window spans the status bar (edge to edge), not the navigation bar
     short, long_ = min(m.width, m.height), max(m.width, m.height)
     landscape = m.width > m.height
     return text("dumpsys_window_displays", init_w=init_w, init_h=init_h, init_dpi=init_dpi, base=base,
-                width=m.width, height=m.height, app_height=m.height - nav, short=short, short_app=short - nav,
-                long=long_, long_app=long_ - nav, rotation=1 if landscape else 0, dpi=int(round(m.dpi)))
+                width=m.width, height=m.height, app_width=app_w, app_height=app_h, short=short,
+                short_app=min(app_w, app_h), long=long_, long_app=max(app_w, app_h), rotation=1 if landscape else 0,
+                dpi=int(round(m.dpi)))
 
 
 def activity_activities(screen: Screen) -> bytes:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from benchmark.devices.adb_commands import NAVBAR_OVERLAYS
+from benchmark.devices.adb_settings import NAVIGATION_MODES
 from benchmark.devices.adbd.settings import NAMESPACES
 from benchmark.devices.adbd.sh import Call
 from benchmark.devices.adbd.text import text
@@ -88,6 +90,29 @@ def uimode(phone: Any, call: Call, args: list[str]) -> int:
     return 0
 
 
+def overlay(phone: Any, call: Call, args: list[str]) -> int:
+    """The navigation-bar overlays (the only overlays this phone has): ``list`` and
+    ``enable-exclusive --category PKG``, which is how Settings switches navigation mode."""
+    modes = {NAVBAR_OVERLAYS[code]: mode for mode, code in NAVIGATION_MODES.items()}
+    current = NAVBAR_OVERLAYS[NAVIGATION_MODES[phone.sim.settings.navigation_mode]]
+    if args[:1] == ["list"]:
+        call.print("android")
+        for package in NAVBAR_OVERLAYS.values():
+            mark = "[x]" if package == current else ("[ ]" if package in modes else "---")
+            call.print(f"{mark} {package}")
+        return 0
+    if args[:1] == ["enable-exclusive"]:
+        package = next((a for a in args[1:] if not a.startswith("--")), "")
+        if package not in NAVBAR_OVERLAYS.values():
+            return call.error(f"Error: Unable to find overlay {package!r}")
+        if package not in modes:
+            return call.error(f"Error: overlay {package} is not supported by this phone "
+                              f"(navigation modes: {', '.join(NAVIGATION_MODES)})")
+        phone.settings.set_knob("navigation_mode", modes[package])
+        return 0
+    return call.error("usage: cmd overlay list | enable-exclusive --category PACKAGE")
+
+
 def cmd(phone: Any, call: Call) -> int:
     args = call.argv[1:]
     if not args:
@@ -95,11 +120,13 @@ def cmd(phone: Any, call: Call) -> int:
     service, rest = args[0], args[1:]
     if service == "-l":
         call.print("Currently running services:")
-        for s in ("input", "package", "settings", "ttir", "uimode", "window"):
+        for s in ("input", "overlay", "package", "settings", "ttir", "uimode", "window"):
             call.print(f"  {s}")
         return 0
     if service == "uimode":
         return uimode(phone, call, rest)
+    if service == "overlay":
+        return overlay(phone, call, rest)
     if service == "ttir":
         from benchmark.devices.adbd.tools.ttir_service import ttir_service
 
