@@ -281,3 +281,29 @@ def test_png_encoder_reuses_unchanged_bands_and_stays_exact(phone):
         assert back.convert("RGB").tobytes() == img.tobytes()
         idat = png[png.index(b"IDAT") + 4:png.index(b"IEND") - 8]
         assert zlib.decompress(idat)  # a valid zlib stream: its adler32 checks out
+
+
+def test_typing_over_adb_matches_typing_in_one_action():
+    """AdbDevice types with a tap, Ctrl+A, Delete and `input text`; the field is revealed once,
+    with its new text, exactly as when the simulator types in one action (font 1.35: the
+    suggestion strip's height moves the form when the text arrives)."""
+    from benchmark.devices.adb_actions import Pause, Screen, plan
+    from ttir.types import Action
+
+    task = make_task("ContactsAddContact")
+    sim, phone = SimDevice(), ServedPhone(SimDevice())
+    for d in (sim, phone.sim):
+        d.reset(task)
+        d.configure(font_scale=1.35)
+    actions = [Action(action_type="open_app", app_name="Contacts"), Action(action_type="click", x=964, y=2158),
+               Action(action_type="input_text", x=540, y=1132, text="Diego", clear_text=True),
+               Action(action_type="input_text", x=540, y=1465, text="Fernandes", clear_text=True)]
+    for a in actions:
+        obs = phone.observe()
+        commands = ([cmd.launch_package("com.google.android.contacts")] if a.action_type == "open_app" else
+                    [s for s in plan(a, Screen(obs.screen_size, obs.elements), sdk=34) if not isinstance(s, Pause)])
+        for c in commands:
+            assert phone.run(c).status == 0
+        sim.execute(a)
+        assert phone.observe().elements == sim.observe().elements, a.describe()
+    assert phone.observe().screenshot.tobytes() == sim.observe().screenshot.tobytes()

@@ -305,6 +305,12 @@ class SimDevice:
             self.focus.store[self.focus.key] = cur[:-1]
             self._invalidate()
 
+    def clear_text(self) -> None:
+        """Empty the focused field (what select-all + Delete does)."""
+        if self.focus is not None:
+            self.focus.store[self.focus.key] = ""
+            self._invalidate()
+
     def keyboard_enter(self) -> None:
         f = self.focus
         if f is None:

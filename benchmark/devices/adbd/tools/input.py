@@ -77,7 +77,24 @@ def type_text(phone: Any, chars: str) -> None:
     replace, phone.keyboard.selected_all = phone.keyboard.selected_all, False
     if getattr(phone.sim, "focus", None) is None or not chars:
         return
-    phone.act(Action(action_type="input_text", text=chars, clear_text=True if replace else None))
+    if phone.device is not phone.sim:  # perturbations served with the phone see the typing as an action
+        phone.act(Action(action_type="input_text", text=chars, clear_text=True if replace else None))
+        return
+    # the keyboard's keystrokes, no frame in between: the field is revealed once, with its new text,
+    # as when the simulator types in one action (an extra frame would scroll by the suggestion strip)
+    if replace:
+        phone.sim.clear_text()
+    phone.sim.type_text(chars)
+
+
+def clear_field(phone: Any) -> None:
+    """Delete after Ctrl+A: the focused field's text goes."""
+    if getattr(phone.sim, "focus", None) is None:
+        return
+    if phone.device is not phone.sim:
+        phone.act(Action(action_type="input_text", text="", clear_text=True))
+    else:
+        phone.sim.clear_text()
 
 
 def key(phone: Any, name: str) -> None:
@@ -87,8 +104,7 @@ def key(phone: Any, name: str) -> None:
     elif name == "DEL":
         if phone.keyboard.selected_all:
             phone.keyboard.selected_all = False
-            if getattr(phone.sim, "focus", None) is not None:
-                phone.act(Action(action_type="input_text", text="", clear_text=True))
+            clear_field(phone)
         else:
             phone.sim.delete_char()
     elif name == "SPACE":
