@@ -43,9 +43,14 @@ def budget_for(ep: EpisodeSpec, task: Any) -> int:
 
 
 def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: int = 360,
-            save_xml: bool = False) -> dict[str, Any]:
-    """Run ``ep``, write its trajectory under ``root`` and return its record."""
+            save_xml: bool = False, factories: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """Run ``ep``, write its trajectory under ``root`` and return its record.
+    ``factories``: python agents' factories handed over from Python (Ray ships them with each episode)."""
     global _DEVICE
+    if factories:
+        from experiments.python_agents import register_all
+
+        register_all(factories)
     from benchmark import make_task, run_episode
     from benchmark.devices.phone_task import for_device
     from perturb import REGISTRY, PerturbedDevice, make
@@ -66,7 +71,7 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
         budget = budget_for(ep, task)
         perts = [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
         env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
-        agent = _build(ep, task)
+        agent = _build(ep, task, device(), budget)
         truth = _recorder(env, task) if save_xml else None  # ground truth only for tuning data
 
         def keep(i: int, obs: Any) -> Optional[str]:
@@ -134,10 +139,13 @@ def _recorder(env: Any, task: Any) -> Any:
         return None
 
 
-def _build(ep: EpisodeSpec, task: Any) -> Any:
+def _build(ep: EpisodeSpec, task: Any, dev: Any, budget: int) -> Any:
     from experiments.agents import build_agent
 
-    return build_agent(ep, task)
+    if ep.agent.kind != "python":
+        return build_agent(ep, task)
+    size = getattr(dev, "base_size", None)  # the phone's own size; an adb phone's first screen tells it
+    return build_agent(ep, task, screen_size=tuple(size) if size else dev.observe().screen_size, budget=budget)
 
 
 def _firing(ep: EpisodeSpec, env: Any) -> dict[str, Any]:
