@@ -52,6 +52,7 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
 
         register_all(factories)
     from benchmark import make_task, run_episode
+    from benchmark.devices.phone_task import for_device
     from perturb import REGISTRY, PerturbedDevice, make
 
     store = RunStore(root)
@@ -84,7 +85,8 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
             images[name] = _jpeg(obs.screenshot, width)
             return name
 
-        result = run_episode(truth.device if truth is not None else env, task, agent, budget, on_observation=keep)
+        here = for_device(task, env.unwrapped)  # a served phone sets the task up and gives the verdict
+        result = run_episode(truth.device if truth is not None else env, here, agent, budget, on_observation=keep)
         final = env.observe()
         if screenshots != "none" and final.screenshot is not None:
             images["final.jpg"] = _jpeg(final.screenshot, width)

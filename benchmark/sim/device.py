@@ -15,7 +15,7 @@ from loguru import logger
 from PIL import Image
 
 from benchmark.apps.base import App
-from benchmark.device import ActionError, DeviceSettings, check_settings
+from benchmark.device import SCROLL_FRACTION, ActionError, DeviceSettings, check_settings
 from benchmark.sim import system
 from benchmark.sim.clock import SimClock
 from benchmark.sim.keyboard import SoftKeyboard
@@ -303,6 +303,12 @@ class SimDevice:
         if self.focus is not None:
             cur = str(self.focus.store.get(self.focus.key, ""))
             self.focus.store[self.focus.key] = cur[:-1]
+            self._invalidate()
+
+    def clear_text(self) -> None:
+        """Empty the focused field (what select-all + Delete does)."""
+        if self.focus is not None:
+            self.focus.store[self.focus.key] = ""
             self._invalidate()
 
     def keyboard_enter(self) -> None:
@@ -689,7 +695,7 @@ class SimDevice:
         node = self._scroll_target(frame, point)
         if node is None:
             return
-        step = node.meta.get("view_h_dp", 0.0) * 0.6
+        step = node.meta.get("view_h_dp", 0.0) * SCROLL_FRACTION
         if action.direction == "down":
             self._scroll_by(node, step)
         elif action.direction == "up":
