@@ -10,12 +10,13 @@ _logger.disable(__name__)  # a library stays quiet until the application (or `tt
 
 from perturb.base import Magnitude, Params, Perturbation
 from perturb.device import Event, PerturbationContext, PerturbedDevice
-from perturb.registry import ANDROIDREALITY, ANTRAP, REGISTRY, Profile, make, make_all, names
+from perturb.registry import ANDROIDREALITY, ANTRAP, EXTENSIONS, REGISTRY, Profile, make, make_all, names
 from perturb.timing import Persistence, Timing
 
 __all__ = [
     "ANDROIDREALITY",
     "ANTRAP",
+    "EXTENSIONS",
     "Event",
     "Magnitude",
     "Params",
