@@ -20,7 +20,8 @@ from ttir.types import Observation
 
 class SystemHangMagnitude(TransitionMagnitude):
     waits_to_recover: int = Field(2, ge=1, description="Waits after which the hung process has caught up.")
-    reshow_after_steps: int = Field(1, ge=1, description="Steps after a Wait before the dialog returns.")
+    reshow_after_steps: int = Field(2, ge=1, description="Steps after a Wait before the dialog returns (2: it is gone "
+                                                         "from the next screen and back on the one after).")
 
 
 class SystemHang(TransitionOverlay):

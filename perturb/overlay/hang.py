@@ -129,7 +129,7 @@ class SystemHangLayer(Layer):
     kind = "system_hang"
 
     def __init__(self, source: str, *, make_dialog: Callable[[], DialogOverlay], waits_to_recover: int = 2,
-                 reshow_after_steps: int = 1):
+                 reshow_after_steps: int = 2):
         super().__init__(source, owner=None)
         self.make_dialog = make_dialog
         self.waits_to_recover = waits_to_recover
