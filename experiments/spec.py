@@ -57,7 +57,9 @@ class AgentSpec(BaseModel):
 
 class DeviceSpec(BaseModel):
     """Which phones run the episodes. ``sim`` (default): one simulated phone per worker.
-    ``adb``: real phones or emulators, one per Ray actor (``--executor ray``)."""
+    ``adb``: real phones or emulators, one per Ray actor (``--executor ray``). ``dump``
+    (sim): the dump style the agent and the guard see (``perturb.dump_style``); a list
+    sweeps them, each style a setting of its own (``clean@focused_window`` …)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -312,7 +314,7 @@ class EpisodeSpec(BaseModel):
         ov = ""
         if self.overrides:
             ov = "+" + hashlib.sha256(repr(sorted(self.overrides.items())).encode()).hexdigest()[:6]
-        dump = "" if self.dump == "all_windows" else f"@{self.dump}"  # ids of the default style stay as they were
+        dump = "" if self.dump == "all_windows" else f"+{self.dump}"  # ids of the default style stay as they were
         return (f"{self.task}-i{self.instance}__{self.perturbation}{ov}{dump}__{self.agent.name}__{self.guard}"
                 f"__s{self.seed}r{self.repeat}")
 

@@ -17,6 +17,7 @@ from benchmark import SimDevice, make_task, run_episode
 from benchmark.agents import OracleAgent
 from experiments.real_screens.corpus import load_corpus
 from experiments.spec import DeviceSpec, ExperimentSpec
+from experiments.store import record_problem
 from overlay_helpers import act, events, find, last, make_env, open_contacts, raw, tap
 from perturb.dump_style import FocusedWindowDump, focused_window
 from perturb.overlay.content import choose_variant, load_pool, pool_names, variants_in
@@ -288,7 +289,8 @@ def test_specs_sweep_dump_styles_and_keep_default_ids():
     assert [e.id for e in plain] == [e.id for e in both if e.dump == "all_windows"]
     assert plain[0].id == "ContactsAddContact-i0__clean__planner__off__s0r0"
     focused = [e for e in both if e.dump == "focused_window"]
-    assert all("@focused_window" in e.id for e in focused) and len({e.id for e in both}) == 6
+    assert all("+focused_window" in e.id for e in focused) and len({e.id for e in both}) == 6
+    assert all(record_problem({"id": e.id}) is None for e in both), "the run store reads every id back"
     assert focused[0].episode_seed == plain[0].episode_seed, "the same perturbed MDP under either dump style"
     with pytest.raises(ValueError, match="devices.dump"):
         DeviceSpec(kind="adb", dump="focused_window")
