@@ -296,3 +296,16 @@ def test_specs_sweep_dump_styles_and_keep_default_ids():
         DeviceSpec(kind="adb", dump="focused_window")
     with pytest.raises(ValueError):
         DeviceSpec(kind="sim", dump="some_windows")
+
+
+def test_ttir_perturbations_lists_them_beyond_the_paper(capsys):
+    import argparse
+
+    from ttir.cli.perturbations import run
+
+    assert run(argparse.Namespace(component=None, params=True)) == 0
+    out = capsys.readouterr().out
+    beyond = out[out.index("Beyond the paper"):]
+    for name in ("whats_new_dialog", "first_run_gate", "system_ui_not_responding"):
+        assert name in beyond and name not in perturb.ANDROIDREALITY
+    assert "AndroidReality perturbations (24)" in out
