@@ -7,7 +7,10 @@ One class serves the ten AndroidReality transitions; each profile names its
 content pool (``perturb/overlay/content/<name>.yaml``) and Table 3's parameters:
 trigger step, surface style, blocking, auto-dismiss duration
 (``persistence.duration_steps``), title / message / buttons, primary / secondary
-actions, profile pool. ``single_button`` is D-GARA's single-button mode."""
+actions, profile pool. ``single_button`` is D-GARA's single-button mode. ``language`` picks the
+variants by language (English by default: the paper's content, the same draws as before
+translated variants existed); the profiles beyond the paper (what's-new dialogs,
+first-run gates) use the same class."""
 
 from __future__ import annotations
 
