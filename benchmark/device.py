@@ -35,6 +35,10 @@ class DeviceSettings(BaseModel):
     time_format: Literal[12, 24] = Field(12, description="Clock format (settings time_12_24).")
     date_format: Literal["US", "EU"] = Field("US", description="US: 'Sun, Oct 15' / 10/15/2023; EU: 'Sun 15 Oct' / 15/10/2023.")
     brightness: int = Field(102, ge=0, le=255, description="Screen brightness 0..255 (settings screen_brightness).")
+    navigation_mode: Literal["three_button", "gesture"] = Field(
+        "three_button", description="System navigation: three buttons, or gestures with the pill (the navbar overlay).")
+    locale: str = Field("en-US", pattern=r"^[a-z]{2,3}(-[A-Z]{2})?$",
+                        description="System language of the UI strings, a BCP 47 tag like 'es-ES' (system_locales).")
 
 
 SETTING_NAMES: tuple[str, ...] = tuple(DeviceSettings.model_fields)

@@ -12,7 +12,22 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmark.device import ActionError
 from ttir.types import AgentStep, Observation, as_agent, as_step
 
-Termination = Literal["complete", "infeasible", "budget", "agent_error"]
+# How an episode ended: the agent declared the goal done (status complete) or infeasible,
+# the step budget ran out, or the agent (or the harness) raised.
+Termination = Literal["done", "infeasible", "budget", "error"]
+TERMINATIONS: tuple[str, ...] = ("done", "infeasible", "budget", "error")
+# Records written before the vocabulary above used these names.
+LEGACY_TERMINATIONS = {"complete": "done", "agent_error": "error"}
+# AndroidWorld scores ``agent_successful = task_successful if interaction_results.done else 0.0``
+# (suite_utils._run_task); its agents report ``done`` when they issue a status action, whatever
+# its goal_status. So an episode counts only when the agent itself ended it.
+ENDED_BY_AGENT = ("done", "infeasible")
+
+
+def gated_success(verified: bool, termination: str) -> bool:
+    """Done-gated success (AndroidWorld): the verifier says yes AND the agent ended the episode.
+    A task whose state is right when the budget runs out is not a success."""
+    return bool(verified) and LEGACY_TERMINATIONS.get(termination, termination) in ENDED_BY_AGENT
 
 
 class StepLog(BaseModel):
@@ -38,7 +53,8 @@ class EpisodeResult(BaseModel):
     goal: str
     params: dict[str, Any]
     seed: int
-    success: bool
+    success: bool  # done-gated: ``verified`` and the agent ended the episode (see gated_success)
+    verified: bool  # the task's verifier on the device state at the end, whoever ended the episode
     steps: int
     budget: int
     termination: Termination
@@ -73,8 +89,9 @@ def run_episode(
 ) -> EpisodeResult:
     """Run ``agent`` on ``task`` until it claims a status or the budget is spent.
 
-    ``device`` is any Device (SimDevice, AdbDevice, PerturbedDevice …); success is
-    ``task.verify`` on the unwrapped device's state, never the agent's claim.
+    ``device`` is any Device (SimDevice, AdbDevice, PerturbedDevice …); ``verified`` is
+    ``task.verify`` on the unwrapped device's state, never the agent's claim, and
+    ``success`` is ``verified`` gated on the agent having ended the episode (AndroidWorld).
     ``on_observation(i, obs)`` may persist the observation and return a reference
     (e.g. a screenshot path) that is stored in the step log.
     """
@@ -104,7 +121,7 @@ def run_episode(
         try:
             step: AgentStep = as_step(agent.step(obs))
         except Exception as exc:  # noqa: BLE001 - an agent crash ends the episode, it is recorded
-            termination, error = "agent_error", "".join(traceback.format_exception(exc))
+            termination, error = "error", "".join(traceback.format_exception(exc))
             logger.warning("agent raised at step {}: {}", i, exc)
             trajectory.append(StepLog(index=i, observation=obs_ref, agent_step={}, guard_events=_drain(agent)))
             break
@@ -114,7 +131,7 @@ def run_episode(
         trajectory.append(log)
         a = step.action
         if a.action_type == "status":
-            termination = "complete" if a.goal_status == "complete" else "infeasible"
+            termination = "done" if a.goal_status == "complete" else "infeasible"
             log.timing_ms = {"agent": (t1 - t0) * 1000}
             break
         if a.action_type == "answer":
@@ -130,13 +147,14 @@ def run_episode(
         log.perturbation_events = _drain(device)
         log.timing_ms = {"agent": (t1 - t0) * 1000, "device": (t2 - t1) * 1000}
     base = getattr(device, "unwrapped", device)
-    success = bool(task.verify(base))
+    verified = bool(task.verify(base))
     return EpisodeResult(
         task=task.name,
         goal=task.goal,
         params=task.params,
         seed=task.seed,
-        success=success,
+        success=gated_success(verified, termination),
+        verified=verified,
         steps=steps,
         budget=budget,
         termination=termination,

@@ -72,6 +72,7 @@ class PlanStep(BaseModel):
     value: Optional[float] = None
     direction: Optional[Literal["up", "down"]] = None
     optional: bool = False  # skipped when its target is not on screen (e.g. an AM/PM toggle only 12-hour clocks show)
+    silent: bool = False  # the app shows nothing when it works (Markor's Save writes the file without feedback)
 
     def describe(self) -> str:
         k, t = self.kind, self.target.describe() if self.target else ""
@@ -100,8 +101,8 @@ def T(text: Optional[str] = None, *, id: Optional[str] = None, desc: Optional[st
     return Target(text=text, id=id, desc=desc, contains=contains, nth=nth, editable=editable)
 
 
-def tap(target: Target | str, *, optional: bool = False) -> PlanStep:
-    return PlanStep(kind="tap", target=_t(target), optional=optional)
+def tap(target: Target | str, *, optional: bool = False, silent: bool = False) -> PlanStep:
+    return PlanStep(kind="tap", target=_t(target), optional=optional, silent=silent)
 
 
 def long_press(target: Target | str) -> PlanStep:
@@ -161,10 +162,15 @@ def actionable(obs: Observation, e: UIElement) -> bool:
     return False
 
 
+KEYBOARD_PACKAGE_HINT = "inputmethod"  # soft keyboards' packages (Gboard, AOSP's LatinIME)
+
+
 def find(obs: Observation, target: Target, *, touchable: bool = False) -> Optional[UIElement]:
     """The ``nth`` visible, enabled element matching ``target``; with ``touchable``
-    only elements a touch can act on (a screen title with the same words is not a button)."""
-    hits = [e for e in obs.elements if target.matches(e) and e.enabled and e.area > 0]
+    only elements a touch can act on (a screen title with the same words is not a button).
+    The soft keyboard's keys are never a plan's target (its "Delete" key is not the app's)."""
+    hits = [e for e in obs.elements if target.matches(e) and e.enabled and e.area > 0
+            and KEYBOARD_PACKAGE_HINT not in e.package]
     if touchable:
         hits = [e for e in hits if actionable(obs, e)]
     if len(hits) <= target.nth:

@@ -25,6 +25,7 @@ class Cost(BaseModel):
 
     model_calls: int = 0
     failed_calls: int = 0  # calls that raised (billed all the same: tokens, latency)
+    requests: int = 0  # HTTP requests they took (retries, a re-ask, refused probes included)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0

@@ -30,7 +30,7 @@ from diagnosers.signals.change import compare
 from diagnosers.signals.context import CLOSING_KINDS, goal_words, in_overlay, shade_owned, track
 from diagnosers.signals.findings import as_judgment, model_finding
 from diagnosers.signals.image import region_mean
-from diagnosers.signals.intents import shared_intents
+from diagnosers.signals.intents import goal_intents, shared_intents
 from diagnosers.signals.lexicon import Lexicon, load_lexicon
 from diagnosers.signals.overlays import (
     LEXICON_CAP,
@@ -121,6 +121,10 @@ class InterferenceDiagnoser(Diagnoser):
         if "dismiss" in roles and (lex > 0 or sum(c.features.values()) >= 0.45):
             feats["decline_button"] = W_DISMISS_BUTTON
         needed = shared_intents(ctx.goal, c.texts, c.package)
+        if "sign_in_wall" in feats and "sign_in" in goal_intents(ctx.goal):
+            needed = needed | {"sign_in"}  # the goal asks to sign in: the wall is the way
+        if needed and c.kind == "takeover":
+            return None  # a page the goal itself needs (a sign-in page for a sign-in goal) is the task's own
         if needed and c.kind not in ("anr", "crash", "lock_screen", "heads_up", "shade"):
             feats["goal_needs_it"] = W_GOAL_INTENT
         if c.kind in ("window", "dialog", "takeover"):

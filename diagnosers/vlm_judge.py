@@ -132,9 +132,12 @@ class VLMJudge:
         return n > 0 and steps > 0 and steps % n == 0
 
     # -- prompt ----------------------------------------------------------------------
-    def build_prompt(self, ctx: DiagnosisContext) -> tuple[str, list[Any]]:
-        """The rendered diagnose prompt and the images to send with it."""
-        screen, images = describe_screens(ctx.observation, ctx.previous_observation, include_tree=self.include_tree)
+    def build_prompt(self, ctx: DiagnosisContext, vision: Optional[bool] = None) -> tuple[str, list[Any]]:
+        """The rendered diagnose prompt and the images to send with it (none, and the
+        accessibility trees as text, for a text-only endpoint: ``vision=False``)."""
+        vision = self.client.sends_images if vision is None else vision
+        screen, images = describe_screens(ctx.observation, ctx.previous_observation, include_tree=self.include_tree,
+                                          vision=vision)
         text = self.template.render(
             data_notice=self._data_notice,
             goal=ctx.goal,
@@ -157,9 +160,8 @@ class VLMJudge:
             step_lock = ctx.cache.setdefault(_LOCK_KEY, threading.Lock())
         with step_lock:
             if CACHE_KEY not in ctx.cache:
-                text, images = self.build_prompt(ctx)
                 try:
-                    result = self.client.complete_json(text, images, Judgment)
+                    result = self.client.ask(lambda vision: self.build_prompt(ctx, vision), Judgment)
                     ctx.cache[CACHE_KEY] = _Outcome(result.value, Cost(**result.usage.as_cost()))
                 except Exception as exc:  # noqa: BLE001 - cached: one failure per step, not one call per diagnoser
                     ctx.cache[CACHE_KEY] = _Outcome(None, _failure_cost(exc), exc)
@@ -176,9 +178,8 @@ class VLMJudge:
         return self._take(ctx)
 
     async def _afetch(self, ctx: DiagnosisContext) -> None:
-        text, images = self.build_prompt(ctx)
         try:
-            result = await self.client.acomplete_json(text, images, Judgment)
+            result = await self.client.aask(lambda vision: self.build_prompt(ctx, vision), Judgment)
             ctx.cache[CACHE_KEY] = _Outcome(result.value, Cost(**result.usage.as_cost()))
         except Exception as exc:  # noqa: BLE001
             ctx.cache[CACHE_KEY] = _Outcome(None, _failure_cost(exc), exc)
@@ -294,8 +295,10 @@ class RecoveryModel:
                              f"{', '.join(RECOVERY_STRATEGIES)}")
         return prompts.load(prompt or getattr(self.prompts, strategy))
 
-    def build_prompt(self, strategy: str, ctx: Any, *, prompt: Optional[str] = None) -> tuple[str, list[Any]]:
-        """The rendered recovery prompt and the images to send with it."""
+    def build_prompt(self, strategy: str, ctx: Any, *, prompt: Optional[str] = None,
+                     vision: Optional[bool] = None) -> tuple[str, list[Any]]:
+        """The rendered recovery prompt and the images to send with it (text only: ``vision=False``)."""
+        vision = self.client.sends_images if vision is None else vision
         template = self.template(strategy, prompt)
         obs: Observation = ctx.observation
         history: list[StepRecord] = list(ctx.history)
@@ -303,7 +306,7 @@ class RecoveryModel:
         agent_steps = [r.step for r in history if r.source == "agent"]
         failed = agent_steps[-1] if agent_steps else None
         subgoal = next((s.summary for s in reversed(agent_steps) if s.summary), "")
-        screen, images = describe_screens(obs, None, include_tree=self.include_tree)
+        screen, images = describe_screens(obs, None, include_tree=self.include_tree, vision=vision)
         taken = list(getattr(ctx, "taken", []) or [])
         budget = getattr(ctx, "budget", len(taken) + 1)
         reason = str(finding.details.get("reason") or "") or f"{finding.diagnoser} answered {finding.verdict!r}"
@@ -338,15 +341,13 @@ class RecoveryModel:
     def propose(self, strategy: str, ctx: Any, *, prompt: Optional[str] = None) -> tuple[AgentStep, Cost]:
         """One corrective step for ``ctx``; a reply that is not a valid action on
         the current screen raises :class:`VLMBadReply`."""
-        text, images = self.build_prompt(strategy, ctx, prompt=prompt)
-        result = self.client.complete_json(text, images, RecoveryReply,
-                                           validation_context={"observation": ctx.observation})
+        result = self.client.ask(lambda vision: self.build_prompt(strategy, ctx, prompt=prompt, vision=vision),
+                                 RecoveryReply, validation_context={"observation": ctx.observation})
         return self._step(result)
 
     async def apropose(self, strategy: str, ctx: Any, *, prompt: Optional[str] = None) -> tuple[AgentStep, Cost]:
-        text, images = self.build_prompt(strategy, ctx, prompt=prompt)
-        result = await self.client.acomplete_json(text, images, RecoveryReply,
-                                                  validation_context={"observation": ctx.observation})
+        result = await self.client.aask(lambda vision: self.build_prompt(strategy, ctx, prompt=prompt, vision=vision),
+                                        RecoveryReply, validation_context={"observation": ctx.observation})
         return self._step(result)
 
 

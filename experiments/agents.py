@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from experiments.spec import EpisodeSpec
 
@@ -12,12 +12,14 @@ AGENT_DOCS = {
     "oracle": "robust reference: re-grounds, declines pop-ups, waits out loading, retries failed actions",
     "reference": "executes the semantic plan literally (no interruption handling)",
     "vlm": "an OpenAI-compatible multimodal model (screenshot + goal + history -> JSON action)",
+    "python": "your own agent: factory 'package.module:function' called as function(facts, **params) in each worker",
 }
 
 
-def build_agent(ep: EpisodeSpec, task: Any, *, guard: bool = True) -> Any:
+def build_agent(ep: EpisodeSpec, task: Any, *, guard: bool = True, screen_size: Optional[tuple[int, int]] = None,
+                budget: int = 0) -> Any:
     """The agent ``ep`` names, built with its params (wrapped by the guard unless ``guard=False``
-    or the episode's guard is off)."""
+    or the episode's guard is off). ``screen_size`` and ``budget`` reach a python agent's factory."""
     kind, params = ep.agent.kind, dict(ep.agent.params)
     if kind == "replay":
         from benchmark.agents import ReplayAgent
@@ -40,6 +42,10 @@ def build_agent(ep: EpisodeSpec, task: Any, *, guard: bool = True) -> Any:
         from benchmark.agents.vlm import VLMAgent
 
         agent = VLMAgent(**params)
+    elif kind == "python":
+        from experiments.python_agents import build_for
+
+        agent = build_for(ep, task, screen_size, budget)
     else:  # pragma: no cover - the spec validates kinds
         raise ValueError(f"agent kind {kind!r} is unknown; expected one of {', '.join(AGENT_DOCS)}")
     if ep.guard == "off" or not guard:

@@ -31,14 +31,19 @@ class LocalExecutor:
         self.workers = workers
 
     def run(self, episodes: Iterable[EpisodeSpec], **kwargs: Any) -> Iterator[dict[str, Any]]:
+        from experiments.python_agents import register_all
         from experiments.worker import run_one
 
         todo = list(episodes)
+        factories = kwargs.pop("factories", None)
+        register_all(factories)  # python agents' factories: this process has them, forked workers inherit them
         if self.workers == 1:
             for ep in todo:
                 yield run_one(ep, **kwargs)
             return
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        if factories and ctx.get_start_method() != "fork":
+            kwargs["factories"] = factories  # spawned workers: sent along (module-level functions only)
         if ctx.get_start_method() == "fork":
             warm_up()  # forked workers inherit the imports and caches instead of each paying for them
         from experiments.process_lifetime import die_with_parent

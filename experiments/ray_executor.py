@@ -292,7 +292,8 @@ def failure_record(ep: EpisodeSpec, message: str, attempts: int) -> dict[str, An
         "component": prof.component if prof else "clean", "layer": prof.layer if prof else None,
         "overrides": ep.overrides, "agent": ep.agent.name, "agent_kind": ep.agent.kind, "guard": ep.guard,
         "seed": ep.seed, "repeat": ep.repeat, "episode_seed": ep.episode_seed,
-        "status": "error", "success": False, "error": message, "retries": attempts, "wall_s": 0.0,
+        "status": "error", "success": False, "verified": False, "termination": "error", "error": message,
+        "retries": attempts, "wall_s": 0.0,
     }
 
 

@@ -96,9 +96,10 @@ def compute_metrics(run: RunData | Path | str) -> RunMetrics:
 
 
 def write_report(run_dir: Path | str, out_dir: Optional[Path | str] = None, *, plots: bool = True,
-                 viewer: bool = True) -> list[Path]:
+                 viewer: bool = True, self_contained: bool = False) -> list[Path]:
     """Write report.md, metrics.json, the PNG plots (if matplotlib is installed) and viewer.html
-    into ``out_dir`` (default: the run directory). Returns the written paths."""
+    into ``out_dir`` (default: the run directory). Returns the written paths. ``self_contained``:
+    viewer.html embeds its screenshots (downscaled), so the one file can be shared."""
     from experiments.reports.markdown import render_report
 
     run = RunData.load(run_dir)
@@ -123,10 +124,13 @@ def write_report(run_dir: Path | str, out_dir: Optional[Path | str] = None, *, p
     if viewer:
         from experiments.viewer import write_viewer
 
-        viewer_path = write_viewer(run, metrics, out / VIEWER_HTML)
+        viewer_path = write_viewer(run, metrics, out / VIEWER_HTML, self_contained=self_contained)
+        if self_contained:
+            logger.info("{}: one self-contained file, {} (screenshots embedded)", viewer_path,
+                        human_size(viewer_path.stat().st_size))
     md = out / REPORT_MD
-    md.write_text(render_report(metrics, plot_paths=plot_paths, out_dir=out,
-                                viewer=viewer_path), encoding="utf-8")
+    md.write_text(render_report(metrics, plot_paths=plot_paths, out_dir=out, viewer=viewer_path,
+                                viewer_embedded=self_contained), encoding="utf-8")
     written.insert(0, md)
     js = out / METRICS_JSON
     js.write_text(json.dumps(metrics.model_dump(mode="json"), indent=1, default=str), encoding="utf-8")
@@ -134,6 +138,14 @@ def write_report(run_dir: Path | str, out_dir: Optional[Path | str] = None, *, p
     if viewer_path is not None:
         written.append(viewer_path)
     return written
+
+
+def human_size(n: int) -> str:
+    for unit in ("bytes", "KB", "MB"):
+        if n < 1024 or unit == "MB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} bytes"  # pragma: no cover
 
 
 def load_text() -> dict[str, Any]:

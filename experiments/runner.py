@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from loguru import logger
 
@@ -38,9 +38,14 @@ def worker_count(requested: int, episodes: int, executor: str = "local") -> tupl
 
 
 def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None, executor: str = "local",
-        progress: bool = True, retry_errors: bool = False, **executor_options: Any) -> dict[str, Any]:
+        progress: bool = True, retry_errors: bool = False, factories: Optional[Mapping[str, Any]] = None,
+        **executor_options: Any) -> dict[str, Any]:
     """Run ``spec`` into ``out``; finished episodes found there are skipped (resume).
-    ``retry_errors``: episodes recorded as errors are run again (their records replaced)."""
+    ``retry_errors``: episodes recorded as errors are run again (their records replaced).
+    ``factories``: {agent name: factory} for the spec's kind python agents, handed over from Python."""
+    from experiments.python_agents import register_all
+
+    register_all(factories)
     spec.check()  # a bad parameter fails now, not once per episode
     store = RunStore(out)
     store.write_meta("spec.json", spec.model_dump(mode="json"))
@@ -67,8 +72,9 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
     t0 = time.perf_counter()
     ex = make_executor(executor, n_workers, devices=spec.devices, **executor_options)
     try:
+        extra = {"factories": dict(factories)} if factories else {}
         for rec in ex.run(todo, root=str(store.root), screenshots=spec.screenshots, width=spec.screenshot_width,
-                          save_xml=spec.save_xml):
+                          save_xml=spec.save_xml, **extra):
             store.append(rec)
             ok += 1
             succ += bool(rec.get("success"))

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from ttir.validation import error_lines, load_yaml_mapping, short_repr
 
 GuardMode = Literal["off", "rules", "vlm", "cascade"]
-AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm"]
+AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm", "python"]
 DumpStyle = Literal["all_windows", "focused_window"]  # perturb.dump_style.DUMP_STYLES
 COMPONENTS = ("state", "action", "transition")
 SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")  # one path component, never '.' or '..'
@@ -46,13 +46,32 @@ class AgentSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(..., description="Label used in reports (unique within the spec).")
-    kind: AgentKind = Field(..., description="replay | planner | oracle | reference | vlm.")
-    params: dict[str, Any] = Field(default_factory=dict, description="Constructor parameters of the agent kind.")
+    kind: AgentKind = Field(..., description="replay | planner | oracle | reference | vlm | python (your own agent).")
+    params: dict[str, Any] = Field(default_factory=dict, description="Constructor parameters of the agent kind "
+                                   "(python: keyword arguments of the factory).")
+    factory: Optional[str] = Field(None, description="python: 'package.module:function' called as "
+                                   "function(facts, **params) in each worker; it returns the agent.")
+    path: Optional[str] = Field(None, description="python: the folder the factory's module is imported from "
+                                "(default: the spec file's folder, then the current directory).")
 
     @field_validator("name")
     @classmethod
     def _safe(cls, v: str) -> str:
         return _safe_name("agent name", v)
+
+    @model_validator(mode="after")
+    def _factory_for_python(self) -> "AgentSpec":
+        from experiments.python_agents import FACTORY_FORM
+
+        if self.kind != "python":
+            for key in ("factory", "path"):
+                if getattr(self, key) is not None:
+                    raise ValueError(f"{key}={short_repr(getattr(self, key))} applies to kind 'python' agents only "
+                                     f"(this agent is kind {self.kind!r})")
+        elif self.factory is not None and not FACTORY_FORM.fullmatch(self.factory):
+            raise ValueError(f"factory={short_repr(self.factory)}: expected 'package.module:function' "
+                             "(a module importable from the spec's folder or sys.path, and a function in it)")
+        return self
 
 
 class DeviceSpec(BaseModel):
@@ -124,7 +143,9 @@ class ExperimentSpec(BaseModel):
     budget_multiplier: float = Field(20.0, gt=0, description="Step budget = multiplier x reference_steps (paper: 20).")
     trap_budget_factor: float = Field(1.15, ge=1.0, description="AnTrap extends the budget for trap episodes (x1.15).")
     workers: int = Field(2, ge=1, description="Worker processes (one device each).")
-    screenshots: Literal["all", "failures", "none"] = Field("failures", description="Which episodes keep step screenshots.")
+    screenshots: Literal["all", "failures", "none"] = Field(
+        "failures", description="Which episodes keep step screenshots: all; failures (failed episodes and those in "
+                                "which the guard opened a recovery session or blocked a claim); none.")
     screenshot_width: int = Field(360, ge=64, description="Saved screenshots are downscaled to this width.")
     save_xml: bool = Field(False, description="Also keep every step's uiautomator dump and the harness's per-step ground truth (needed by `ttir tune build`).")
     devices: DeviceSpec = Field(default_factory=DeviceSpec, description="sim (default) or adb phones; see DeviceSpec.")
@@ -162,7 +183,21 @@ class ExperimentSpec(BaseModel):
             spec = cls.model_validate(data)
         except ValidationError as exc:
             raise ValueError("invalid experiment spec:\n  " + "\n  ".join(error_lines(exc, str(path), cls))) from None
+        folder = Path(path).resolve().parent
+        for agent in spec.agents:  # a python agent's module is found beside its spec, wherever `ttir run` starts
+            if agent.kind == "python":
+                agent.path = str((folder / agent.path).resolve()) if agent.path else str(folder)
         spec.check(source=str(path))
+        return spec
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "spec") -> "ExperimentSpec":
+        """A spec from a mapping (as from YAML), validated and checked like :meth:`from_yaml`."""
+        try:
+            spec = cls.model_validate(data)
+        except ValidationError as exc:
+            raise ValueError("invalid experiment spec:\n  " + "\n  ".join(error_lines(exc, source, cls))) from None
+        spec.check(source=source)
         return spec
 
     def check(self, source: str = "spec") -> None:
@@ -203,11 +238,18 @@ class ExperimentSpec(BaseModel):
                 guard_config_for(mode, self.guard_config)
             except (KeyError, TypeError, ValueError) as exc:
                 raise ValueError(f"{source}: guard_config: {_message(exc)}") from None
+        from experiments.python_agents import FactoryError, check_agent
+
         first = self.task_list()[0]
         task = make_task(first, seed=self.task_seed, i=0)
         for i, agent in enumerate(self.agents):
             try:
-                build_agent(EpisodeSpec(task=first, task_seed=self.task_seed, agent=agent), task, guard=False)
+                if agent.kind == "python":
+                    check_agent(agent, task)  # imported, called and its result checked, now
+                else:
+                    build_agent(EpisodeSpec(task=first, task_seed=self.task_seed, agent=agent), task, guard=False)
+            except FactoryError as exc:
+                raise ValueError(f"{source}: agents[{i}] ({agent.name}, kind python): {exc}") from None
             except (KeyError, TypeError, ValueError) as exc:
                 raise ValueError(f"{source}: agents[{i}] ({agent.name}, kind {agent.kind}): params "
                                  f"{short_repr(agent.params)}: {_message(exc)}") from None

@@ -1,23 +1,34 @@
-"""viewer.html: a self-contained, offline trajectory viewer for a run.
+"""viewer.html: an offline trajectory viewer for a run.
 
 One HTML file with its CSS and JS inlined from ``experiments/templates/`` and the run's
-episodes embedded as JSON; screenshots are referenced by relative path (the run keeps
-them under ``episodes/<id>/``), so the file opens straight from disk. Per episode and
-step: the screenshot with the action drawn on it (scaled from screen pixels to the
-stored screenshot's size), the perturbation events and the guard's findings and
-recovery sessions; filters by task, perturbation, agent, guard and success.
+episodes embedded as JSON (escaped for a ``<script>`` element: ``reports.escape``). Episodes
+are listed by task, then setting (perturbation, agent, guard); the page opens on the first
+failed episode (or, when none failed, the first one the guard recovered) at the step where
+its trouble began. Per step: the screenshot with the action drawn on it (scaled from
+screen pixels to the stored screenshot's size), the perturbation events, the guard's
+findings and recovery sessions; filters by task, perturbation, agent, guard, result, how
+the episode ended and error category.
+
+Screenshots are referenced by relative path (the run keeps them under ``episodes/<id>/``),
+or, with ``self_contained``, downscaled and embedded once each (identical frames of a
+stuck agent are stored once), so the one file can be shared.
 """
 
 from __future__ import annotations
 
-import json
-from html import escape
+import base64
+import hashlib
+import io
 import os
+import re
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from experiments.metrics.episodes import Record, RunData, perturbation_label
+from experiments.metrics.episodes import (GUARD_ORDER, Record, RunData, fired, ordered, perturbation_label, succeeded,
+                                          termination_of, verified)
 from experiments.metrics.steps import is_recovery_step
+from experiments.reports.escape import script_json
 
 if TYPE_CHECKING:
     from experiments.report import RunMetrics
@@ -25,15 +36,58 @@ if TYPE_CHECKING:
 TEMPLATES = Path(__file__).parent / "templates"
 GUARD_EVENT_TYPES = ("session_opened", "recovery_step", "session_closed", "claim_blocked", "guard_error",
                      "diagnoser_error", "recovery_unavailable")
+EMBED_WIDTH = 240  # px: screenshots embedded by ``self_contained`` (the run keeps them at 360)
+EMBED_QUALITY = 60
+PLACEHOLDER = re.compile(r"\{\{title\}\}|/\*\{\{css\}\}\*/|/\*\{\{js\}\}\*/|\{\{data\}\}")
 
 
-def _ref(run: RunData, rec: Record, name: Optional[str], out_dir: Path) -> Optional[str]:
-    if not name:
+class LinkedImages:
+    """Screenshots by relative path from the viewer's folder to the run's episode folders."""
+
+    def __init__(self, run: RunData, out_dir: Path):
+        self.run, self.out_dir = run, out_dir
+
+    def ref(self, rec: Record, name: Optional[str]) -> Optional[str]:
+        path = self._path(rec, name)
+        return None if path is None else Path(os.path.relpath(path, self.out_dir)).as_posix()
+
+    def _path(self, rec: Record, name: Optional[str]) -> Optional[Path]:
+        if not name or self.run.root is None:
+            return None
+        path = self.run.episode_dir(rec) / name
+        return path if path.is_file() else None
+
+    def table(self) -> Optional[dict[str, str]]:
         return None
-    path = run.episode_dir(rec) / name
-    if not path.exists():
-        return None
-    return Path(os.path.relpath(path, out_dir)).as_posix()
+
+
+class EmbeddedImages(LinkedImages):
+    """Screenshots downscaled to ``width`` and embedded as data URIs, each distinct image once."""
+
+    def __init__(self, run: RunData, out_dir: Path, width: int = EMBED_WIDTH, quality: int = EMBED_QUALITY):
+        super().__init__(run, out_dir)
+        self.width, self.quality = width, quality
+        self.images: dict[str, str] = {}
+
+    def ref(self, rec: Record, name: Optional[str]) -> Optional[str]:
+        from PIL import Image
+
+        path = self._path(rec, name)
+        if path is None:
+            return None
+        with Image.open(path) as img:
+            img = img.convert("RGB")
+            if img.width > self.width:
+                img = img.resize((self.width, max(1, round(img.height * self.width / img.width))))
+            buf = io.BytesIO()
+            img.save(buf, format="JPEG", quality=self.quality)
+        data = buf.getvalue()
+        key = hashlib.blake2b(data, digest_size=8).hexdigest()
+        self.images.setdefault(key, "data:image/jpeg;base64," + base64.b64encode(data).decode("ascii"))
+        return key
+
+    def table(self) -> Optional[dict[str, str]]:
+        return self.images
 
 
 def _guard_events(step: dict[str, Any]) -> list[dict[str, Any]]:
@@ -48,53 +102,80 @@ def _guard_events(step: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def episode_view(run: RunData, rec: Record, out_dir: Path, category: Optional[str] = None) -> dict[str, Any]:
+def _focus(rec: Record, steps: list[dict[str, Any]], onset: Optional[int]) -> int:
+    """The step the viewer opens an episode on: where its trouble began."""
+    if not succeeded(rec) and onset is not None:
+        return onset
+    opened = next((s["i"] for s in steps if any(g.get("type") == "session_opened" for g in s["guard"])), None)
+    if opened is not None:
+        return int(opened)
+    return int(rec.get("fired_step") or 0)
+
+
+def episode_view(run: RunData, rec: Record, images: LinkedImages, category: Optional[str] = None,
+                 onset: Optional[int] = None) -> dict[str, Any]:
     traj = run.trajectory(rec) or {}
     steps = []
     for st in traj.get("trajectory") or []:
         obs = st.get("observation") or {}
         a = st.get("agent_step") or {}
         steps.append({
-            "i": st.get("index"), "img": _ref(run, rec, obs.get("ref"), out_dir), "fg": obs.get("foreground"),
+            "i": st.get("index"), "img": images.ref(rec, obs.get("ref")), "fg": obs.get("foreground"),
             "size": obs.get("screen_size"), "orientation": obs.get("orientation"), "action": a.get("action"),
             "thought": a.get("thought"), "summary": a.get("summary"), "error": st.get("action_error"),
             "source": "recovery" if is_recovery_step(st) else "agent", "events": st.get("perturbation_events") or [],
             "guard": _guard_events(st),
         })
     report = traj.get("guard") or {}
+    summary = rec.get("guard_summary") or {}
+    acted = bool(summary.get("sessions") or summary.get("blocked_claims") or report.get("sessions"))
+    ok = succeeded(rec)
     return {
         "id": rec["id"], "task": rec["task"], "goal": rec.get("goal") or traj.get("goal"),
         "perturbation": perturbation_label(rec), "component": rec.get("component"), "layer": rec.get("layer"),
         "agent": rec["agent"], "kind": rec.get("agent_kind"), "guard": rec.get("guard", "off"), "seed": rec.get("seed"),
-        "repeat": rec.get("repeat"), "status": rec.get("status", "ok"), "success": bool(rec.get("success")),
-        "steps_used": rec.get("steps"), "budget": rec.get("budget"), "termination": rec.get("termination"),
+        "repeat": rec.get("repeat"), "status": rec.get("status", "ok"), "success": ok, "verified": verified(rec),
+        "termination": termination_of(rec), "fired": None if rec.get("perturbation", "clean") == "clean" else fired(rec),
+        "fired_step": rec.get("fired_step"), "acted": acted, "recovered": acted and ok,
+        "steps_used": rec.get("steps"), "budget": rec.get("budget"),
         "error": (rec.get("error") or "")[-2000:] or None, "category": category,
-        "final": _ref(run, rec, "final.jpg", out_dir), "final_screen": traj.get("final_screen"),
-        "reset_events": traj.get("reset_events") or [], "steps": steps,
+        "final": images.ref(rec, "final.jpg"), "final_screen": traj.get("final_screen"),
+        "reset_events": traj.get("reset_events") or [], "steps": steps, "focus": _focus(rec, steps, onset),
         "sessions": report.get("sessions") or [], "guard_summary": rec.get("guard_summary"),
     }
 
 
-def _inline_json(data: Any) -> str:
-    # "</" would end the <script> element early
-    return json.dumps(data, separators=(",", ":"), default=str).replace("</", "<\\/")
+def ordered_records(run: RunData) -> list[Record]:
+    """Records grouped by task (in run order), then perturbation (clean first), agent, guard, seed, repeat."""
+    recs = run.records
+    tasks = ordered(r["task"] for r in recs)
+    perts, agents = run.perturbations(), run.agents()
+    guards = ordered((r.get("guard", "off") for r in recs), GUARD_ORDER)
+    return sorted(recs, key=lambda r: (tasks.index(r["task"]), perts.index(perturbation_label(r)),
+                                       agents.index(r["agent"]), guards.index(r.get("guard", "off")),
+                                       r.get("instance", 0), r.get("seed", 0), r.get("repeat", 0)))
 
 
-def render_viewer(run: RunData, metrics: Optional["RunMetrics"], out_dir: Path) -> str:
+def render_viewer(run: RunData, metrics: Optional["RunMetrics"], out_dir: Path, *, self_contained: bool = False) -> str:
     from experiments.metrics.attribution import CATEGORY_LABELS
 
-    cats = {a.id: CATEGORY_LABELS[a.category] for a in (metrics.attribution if metrics else [])}
+    attributions = {a.id: a for a in (metrics.attribution if metrics else [])}
     labels = {a.name: a.label for a in metrics.agents} if metrics else {}
-    episodes = [episode_view(run, r, out_dir, cats.get(r["id"])) for r in run.records]
-    data = {"run": run.name, "agents": labels, "episodes": episodes}
+    images = EmbeddedImages(run, out_dir) if self_contained else LinkedImages(run, out_dir)
+    episodes = []
+    for r in ordered_records(run):
+        a = attributions.get(r["id"])
+        episodes.append(episode_view(run, r, images, CATEGORY_LABELS[a.category] if a else None,
+                                     a.step if a else None))
+    data = {"run": run.name, "agents": labels, "episodes": episodes, "images": images.table()}
+    fills = {"{{title}}": escape(f"ttir run {run.name}"), "/*{{css}}*/": (TEMPLATES / "viewer.css").read_text("utf-8"),
+             "/*{{js}}*/": (TEMPLATES / "viewer.js").read_text("utf-8"), "{{data}}": script_json(data)}
     html = (TEMPLATES / "viewer.html").read_text(encoding="utf-8")
-    css = (TEMPLATES / "viewer.css").read_text(encoding="utf-8")
-    js = (TEMPLATES / "viewer.js").read_text(encoding="utf-8")
-    return (html.replace("{{title}}", escape(f"ttir run {run.name}")).replace("/*{{css}}*/", css)
-            .replace("/*{{js}}*/", js).replace("{{data}}", _inline_json(data)))
+    # one pass: text filled in is never searched for placeholders again
+    return PLACEHOLDER.sub(lambda m: fills[m.group(0)], html)
 
 
-def write_viewer(run: RunData, metrics: Optional["RunMetrics"], path: Path) -> Path:
+def write_viewer(run: RunData, metrics: Optional["RunMetrics"], path: Path, *, self_contained: bool = False) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_viewer(run, metrics, path.parent), encoding="utf-8")
+    path.write_text(render_viewer(run, metrics, path.parent, self_contained=self_contained), encoding="utf-8")
     return path

@@ -43,9 +43,14 @@ def budget_for(ep: EpisodeSpec, task: Any) -> int:
 
 
 def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: int = 360,
-            save_xml: bool = False) -> dict[str, Any]:
-    """Run ``ep``, write its trajectory under ``root`` and return its record."""
+            save_xml: bool = False, factories: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """Run ``ep``, write its trajectory under ``root`` and return its record.
+    ``factories``: python agents' factories handed over from Python (Ray ships them with each episode)."""
     global _DEVICE
+    if factories:
+        from experiments.python_agents import register_all
+
+        register_all(factories)
     from benchmark import make_task, run_episode
     from perturb import REGISTRY, PerturbedDevice, make
     from perturb.dump_style import with_dump_style
@@ -68,7 +73,7 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
         perts = [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
         env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
         shown = with_dump_style(env, ep.dump)  # what the agent and the guard see; the verifier reads the device
-        agent = _build(ep, task)
+        agent = _build(ep, task, device(), budget)
         truth = _recorder(shown, task) if save_xml else None  # ground truth only for tuning data
 
         def keep(i: int, obs: Any) -> Optional[str]:
@@ -95,17 +100,21 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
         traj["events"] = env.event_log()
         traj["guard"] = report.to_dict() if report is not None else None
         traj["final_screen"] = final.summary() | {"package": final.package}
+        summary = report.summary() if report is not None else None
         record.update(
-            status="ok", goal=task.goal, success=result.success, steps=result.steps, budget=budget,
-            termination=result.termination, error=result.error,
-            guard_summary=report.summary() if report is not None else None,
-            events=_count(env.event_log()),
+            status="ok", goal=task.goal, success=result.success, verified=result.verified, steps=result.steps,
+            budget=budget, termination=result.termination, error=result.error, guard_summary=summary,
+            events=_count(env.event_log()), **_firing(ep, env),
         )
-        keep_images = screenshots == "all" or (screenshots == "failures" and not result.success)
+        guard_acted = bool(summary and (summary.get("sessions") or summary.get("blocked_claims")))
+        keep_images = screenshots == "all" or (screenshots == "failures" and (not result.success or guard_acted))
         files = {k: v for k, v in images.items() if keep_images or k.endswith(".xml")}
         store.write_episode(ep.id, traj, files)
     except Exception as exc:  # noqa: BLE001 - an episode that raises is recorded, the run goes on
-        record.update(status="error", success=False, error="".join(traceback.format_exception(exc)))
+        record.update(status="error", success=False, verified=False, termination="error",
+                      error="".join(traceback.format_exception(exc)))
+        if env is not None:
+            record.update(_firing(ep, env))
         _DEVICE = None  # a fresh device for the next episode
     finally:
         if env is not None:
@@ -131,10 +140,23 @@ def _recorder(env: Any, task: Any) -> Any:
         return None
 
 
-def _build(ep: EpisodeSpec, task: Any) -> Any:
+def _build(ep: EpisodeSpec, task: Any, dev: Any, budget: int) -> Any:
     from experiments.agents import build_agent
 
-    return build_agent(ep, task)
+    if ep.agent.kind != "python":
+        return build_agent(ep, task)
+    size = getattr(dev, "base_size", None)  # the phone's own size; an adb phone's first screen tells it
+    return build_agent(ep, task, screen_size=tuple(size) if size else dev.observe().screen_size, budget=budget)
+
+
+def _firing(ep: EpisodeSpec, env: Any) -> dict[str, Any]:
+    """Whether and when the episode's perturbation took effect (None for a clean episode)."""
+    from perturb.firing import first_effect_step
+
+    if ep.perturbation == "clean":
+        return {"fired": None, "fired_step": None}
+    step = first_effect_step(env.event_log())
+    return {"fired": step is not None, "fired_step": step}
 
 
 def _count(events: list[dict[str, Any]]) -> dict[str, int]:

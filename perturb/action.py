@@ -32,7 +32,8 @@ class ActionDrop(Perturbation):
     def before_execute(self, action: Action, ctx: PerturbationContext) -> Optional[Action]:
         if action.action_type not in DEVICE_ACTIONS:
             return action
-        if self.rng.random() < self.magnitude.probability:
+        if self.rng.random() < self.magnitude.probability or self.overdue(ctx):
+            self.fired += 1
             ctx.emit(self.name, "dropped", action=action.to_dict())
             return None
         return action
@@ -61,7 +62,8 @@ class ActionDelay(Perturbation):
                 ctx.emit(self.name, "delayed_lost", action=pending.to_dict(), reason=str(exc))
         if action.action_type not in DEVICE_ACTIONS:
             return action
-        if self.rng.random() < self.magnitude.probability:
+        if self.rng.random() < self.magnitude.probability or self.overdue(ctx):
+            self.fired += 1
             ctx.state[f"{self.name}:pending"] = action
             ctx.emit(self.name, "delayed", action=action.to_dict(), seconds=self.magnitude.seconds)
             return None

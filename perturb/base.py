@@ -103,9 +103,18 @@ class Perturbation:
     def transform(self, obs: Observation, ctx: "PerturbationContext") -> Observation:
         return obs
 
+    def deadline(self, ctx: "PerturbationContext") -> Optional[int]:
+        """The step by which this perturbation must have fired (``timing.before_reference_end``), else None."""
+        return self.timing.deadline(ctx.reference_length)
+
+    def overdue(self, ctx: "PerturbationContext") -> bool:
+        """Not fired yet and its ``before_reference_end`` deadline has come: fire now."""
+        d = self.deadline(ctx)
+        return d is not None and self.fired == 0 and ctx.step >= d
+
     def should_fire(self, ctx: "PerturbationContext", obs: Optional[Observation] = None) -> bool:
         """Evaluate this perturbation's timing at ``ctx.step`` (and count the firing)."""
-        if self.timing.fires(ctx.step, self.fired, self.rng, obs, ctx.budget):
+        if self.timing.fires(ctx.step, self.fired, self.rng, obs, ctx.budget, self.deadline(ctx)):
             self.fired += 1
             return True
         return False

@@ -51,6 +51,20 @@ class PerturbationContext:
         self.raw_history: list[Observation] = []
         self.shown: Optional[Observation] = None  # the last observation given to the agent
         self.state: dict[str, Any] = {}  # per-episode scratch space for hooks
+        self._reference_length: Optional[int] = None
+
+    @property
+    def reference_length(self) -> Optional[int]:
+        """Actions in the task's reference solution (at most its reference_steps), None without a task."""
+        if self._reference_length is None and self.task is not None:
+            steps = getattr(self.task, "reference_steps", None)
+            try:
+                plan = len(self.task.reference_solution())
+            except Exception:  # noqa: BLE001 - a task without a plan: its declared length
+                plan = steps
+            lengths = [n for n in (steps, plan) if n]
+            self._reference_length = min(lengths) if lengths else None
+        return self._reference_length
 
     @property
     def overlays(self) -> OverlayManager:
@@ -159,6 +173,7 @@ class PerturbedDevice:
             current = p.before_execute(current, ctx)
         ctx.action = current
         error: Optional[ActionError] = None
+        executed = getattr(self.inner, "actions", None)  # a simulated device counts what reached it
         try:
             if current is not None and current.action_type not in ("status", "answer"):
                 ctx.execute_raw(current)
@@ -166,6 +181,8 @@ class PerturbedDevice:
                 self.inner.execute(current)
         except ActionError as exc:
             error = exc
+        if executed is not None and getattr(self.inner, "actions", None) == executed:
+            self._let_time_pass(action)
         ctx.step += 1
         self._obs = None
         for p in self.perturbations:
@@ -173,6 +190,14 @@ class PerturbedDevice:
         self.overlays.tick(ctx)
         if error is not None:
             raise error
+
+    def _let_time_pass(self, action: Action) -> None:
+        """An action the perturbations swallowed (dropped, or tapped onto an overlay) still
+        took the user's time: on a simulated phone, whose clock only moves when it acts,
+        move it as if the action had reached it (a real phone's clock runs by itself)."""
+        idle = getattr(self.inner, "idle", None)
+        if callable(idle):
+            idle(action)
 
     def close(self) -> None:
         if self.closed:

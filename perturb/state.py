@@ -1,7 +1,8 @@
 """State perturbations that go through the device's ``configure`` (so they work on a
 real phone too): display density and size, font size, dark theme, orientation,
-locale date/time format. They persist through the episode (AndroidReality App. B)
-and are restored on close."""
+locale date/time format, and beyond the paper the UI language and the navigation
+mode. They persist through the episode (AndroidReality App. B) and are restored on
+close."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ import random
 import time
 from typing import Any, Literal, Optional
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
+from typing_extensions import Annotated
 
 from perturb.base import Magnitude, Perturbation
 from perturb.device import PerturbationContext
+
+LOCALE_PATTERN = r"^[a-z]{2,3}(-[A-Z]{2})?$"
 
 
 class SettingsMagnitude(Magnitude):
@@ -24,11 +28,19 @@ class SettingsMagnitude(Magnitude):
         None, description="ORIENTATION_PROFILE_SEQUENCE: orientations applied in turn (every duration_steps).")
     time_format: Optional[Literal[12, 24]] = Field(None, description="12 or 24 hour clock.")
     date_format: Optional[Literal["US", "EU"]] = Field(None, description="US or EU date format.")
+    locale_choices: Optional[list[Annotated[str, StringConstraints(pattern=LOCALE_PATTERN)]]] = Field(
+        None, min_length=1, description="UI_LANGUAGE_LOCALES: the system languages (BCP 47) one is drawn from per "
+        "episode (seeded); the goal stays in English.")
+    navigation_mode: Optional[Literal["three_button", "gesture"]] = Field(
+        None, description="NAVIGATION_MODE: three-button navigation, or gestures (the pill; Back is an edge swipe).")
 
-    def settings(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.model_dump().items() if v is not None and k != "orientation_sequence"}
+    def settings(self, rng: Optional[random.Random] = None) -> dict[str, Any]:
+        skip = ("orientation_sequence", "locale_choices")
+        out = {k: v for k, v in self.model_dump().items() if v is not None and k not in skip}
         if self.orientation_sequence:
             out["orientation"] = self.orientation_sequence[0]
+        if self.locale_choices:
+            out["locale"] = (rng or random.Random(0)).choice(self.locale_choices)
         return out
 
 
@@ -50,11 +62,11 @@ class DeviceSettingPerturbation(Perturbation):
     def on_reset(self, device: Any, rng: random.Random, ctx: PerturbationContext) -> None:
         if (self.timing.trigger_step or 0) == 0 and self.timing.probability is None and not self.timing.keywords:
             self.fired += 1
-            self._apply(device, ctx, self.magnitude.settings())
+            self._apply(device, ctx, self.magnitude.settings(rng))
 
     def after_execute(self, ctx: PerturbationContext) -> None:
         if self.fired == 0 and self.timing.is_triggered and self.should_fire(ctx, ctx.observe_raw()):
-            self._apply(ctx.device, ctx, self.magnitude.settings())
+            self._apply(ctx.device, ctx, self.magnitude.settings(self.rng))
             return
         seq = self.magnitude.orientation_sequence or []
         dur = self.persistence.duration_steps

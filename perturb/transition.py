@@ -93,6 +93,9 @@ class TransitionOverlay(Perturbation):
         if m.on_app_launch:
             start = self.timing.trigger_step or 0
             fallback = None if m.fallback_step is None else max(m.fallback_step, start)
+            deadline = self.deadline(ctx)
+            if deadline is not None:
+                fallback = deadline if fallback is None else min(fallback, deadline)
             if not self._task_app_in_front(ctx, fg) and (fallback is None or ctx.step < fallback):
                 return False
             if not self.timing.is_triggered:

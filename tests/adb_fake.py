@@ -57,7 +57,9 @@ class FakePhone:
             "date_format": None,
             "screen_brightness_mode": "1",
             "screen_brightness": "102",
+            "system_locales": None,
         }
+        self.secure: dict[str, Optional[str]] = {"navigation_mode": "0"}  # mirrors the enabled navbar overlay
         self.size_override: Optional[tuple[int, int]] = None
         self.density_override: Optional[int] = None
         self.night = "no"
@@ -101,8 +103,8 @@ class FakePhone:
         return w, h
 
     def state(self) -> dict[str, Any]:
-        return {"system": dict(self.system), "size": self.size_override, "density": self.density_override,
-                "night": self.night}
+        return {"system": dict(self.system), "secure": dict(self.secure), "size": self.size_override,
+                "density": self.density_override, "night": self.night}
 
     def commands(self, prefix: str = "") -> list[str]:
         return [c for c in self.calls if c.startswith(prefix)]
@@ -159,6 +161,9 @@ class FakePhone:
 
     def _cmd_settings(self, args: list[str], stdin: Any) -> str:
         verb, ns, key = args[0], args[1], args[2]
+        if ns == "secure" and verb == "get":
+            v = self.secure.get(key)
+            return ("null" if v is None else v) + "\n"
         if ns != "system":
             return "null\n"
         if verb == "get":
@@ -198,6 +203,13 @@ class FakePhone:
         return f"Error: unknown command '{what}'\n"
 
     def _cmd_cmd(self, args: list[str], stdin: Any) -> str:
+        navbars = {"threebutton": "0", "twobutton": "1", "gestural": "2"}
+        if args[:3] == ["overlay", "enable-exclusive", "--category"] and len(args) == 4:
+            mode = navbars.get(args[3].rsplit(".", 1)[-1])
+            if mode is None or not args[3].startswith("com.android.internal.systemui.navbar."):
+                return f"Error: no such overlay {args[3]}\n", 1  # type: ignore[return-value]
+            self.secure["navigation_mode"] = mode
+            return ""
         if args[:2] != ["uimode", "night"]:
             return "Unknown command\n"
         if len(args) > 2:

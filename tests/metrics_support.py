@@ -12,15 +12,21 @@ LAUNCHER = "com.google.android.apps.nexuslauncher"
 
 def rec(task: str = "T", perturbation: str = "clean", agent: str = "planner", guard: str = "off", seed: int = 0,
         repeat: int = 0, success: bool = True, steps: int = 5, component: Optional[str] = None,
-        layer: Optional[str] = None, kind: str = "planner", status: str = "ok", termination: str = "complete",
-        instance: int = 0, **extra: Any) -> dict[str, Any]:
+        layer: Optional[str] = None, kind: str = "planner", status: str = "ok", termination: str = "done",
+        instance: int = 0, fired: Optional[bool] = None, verified: Optional[bool] = None,
+        **extra: Any) -> dict[str, Any]:
+    """One episode record; a perturbed one fired at step 0 unless ``fired=False``; ``verified``
+    defaults to ``success`` (done-gated: pass termination="budget" for a verified, unfinished one)."""
     if component is None:
         component = "clean" if perturbation == "clean" else "state"
+    clean = perturbation == "clean"
+    fired = None if clean else (True if fired is None else fired)
     return {"id": f"{task}-i{instance}__{perturbation}__{agent}__{guard}__s{seed}r{repeat}", "task": task,
             "instance": instance, "perturbation": perturbation, "component": component, "layer": layer,
             "overrides": {}, "agent": agent, "agent_kind": kind, "guard": guard, "seed": seed, "repeat": repeat,
-            "status": status, "success": success, "steps": steps, "budget": 40, "termination": termination,
-            "events": {}, **extra}
+            "status": status, "success": success and termination in ("done", "infeasible"),
+            "verified": success if verified is None else verified, "steps": steps, "budget": 40,
+            "termination": termination, "events": {}, "fired": fired, "fired_step": 0 if fired else None, **extra}
 
 
 def action(action_type: str, **fields: Any) -> dict[str, Any]:
@@ -49,7 +55,7 @@ def recovery() -> dict[str, Any]:
 
 
 def traj(steps: list[dict[str, Any]], events: Iterable[dict[str, Any]] = (), final_pkg: str = APP,
-         guard: Optional[dict[str, Any]] = None, termination: str = "complete") -> dict[str, Any]:
+         guard: Optional[dict[str, Any]] = None, termination: str = "done") -> dict[str, Any]:
     return {"trajectory": steps, "events": list(events), "final_screen": {"foreground": f"{final_pkg}/.Main",
                                                                           "package": final_pkg},
             "guard": guard, "termination": termination}

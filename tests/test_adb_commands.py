@@ -149,6 +149,10 @@ def test_settings_and_wm_commands():
         ("date_format", "EU", ["settings put system date_format dd/MM/yyyy"]),
         ("date_format", "US", ["settings put system date_format MM/dd/yyyy"]),
         ("brightness", 200, ["settings put system screen_brightness_mode 0", "settings put system screen_brightness 200"]),
+        ("navigation_mode", "gesture", ["cmd overlay enable-exclusive --category com.android.internal.systemui.navbar.gestural"]),
+        ("navigation_mode", "three_button",
+         ["cmd overlay enable-exclusive --category com.android.internal.systemui.navbar.threebutton"]),
+        ("locale", "de-DE", ["settings put system system_locales de-DE"]),
     ],
 )
 def test_knob_commands(knob, value, expected):
@@ -170,11 +174,17 @@ def test_restore_commands_for_unset_originals():
         "date_format": "settings delete system date_format",
         "screen_brightness_mode": "settings delete system screen_brightness_mode",
         "screen_brightness": "settings delete system screen_brightness",
+        "system_locales": "settings delete system system_locales",
+        "navigation_mode": "cmd overlay enable-exclusive --category com.android.internal.systemui.navbar.threebutton",
         "wm_density": "wm density reset",
         "wm_size": "wm size reset",
     }
     assert write_command("wm_size", "720x1600") == "wm size 720x1600"
     assert write_command("night_mode", "auto") == "cmd uimode night auto"
+    # navigation_mode reads as a secure setting but is restored by switching the overlay back
+    assert write_command("navigation_mode", "2") == "cmd overlay enable-exclusive --category com.android.internal.systemui.navbar.gestural"
+    with pytest.raises(ValueError, match="navigation_mode='7'"):
+        write_command("navigation_mode", "7")
 
 
 # ---------------------------------------------------------------- actions → commands

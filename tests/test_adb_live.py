@@ -1,6 +1,6 @@
 """Smoke test on a real phone or emulator. Runs only when TTIR_ADB_SERIAL is set:
 
-    TTIR_ADB_SERIAL=emulator-5554 /work/venv/bin/python -m pytest tests/test_adb_live.py -q
+    TTIR_ADB_SERIAL=emulator-5554 python -m pytest tests/test_adb_live.py -q
 
 It taps and types in the Settings app and turns every state knob (restoring each
 one); the phone is left as it was. Keep the screen on and unlocked.

@@ -119,6 +119,7 @@ def test_expense_entry_form_saves_amount_category_and_note(expense_device: SimDe
     book = d.app(ExpenseApp.package).data
     tap(d, T(desc="Add expense"))
     type_into(d, T(id="edt_name"), "Dentist")
+    back(d)  # the keyboard covers the form's end
     tap(d, T("Save"))
     assert len(book.expenses) == 5  # "Cost is Empty": nothing saved without an amount
     type_into(d, T(id="edt_amount"), "85.5")

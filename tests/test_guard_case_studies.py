@@ -74,10 +74,10 @@ def test_case_4_goal_drift_after_a_notification():
     task = make_task("SystemBrightnessMax")
     drifter = PlannerParams(engage_probability=0.0, move_on_probability=0.0, drift_probability=1.0)
     plain, _, _ = _run(task, PlannerAgent(task.reference_solution(), drifter), perturb.make("notification_message"), guard=False)
-    assert not plain.success and plain.termination == "complete"  # "done" without touching the slider
+    assert not plain.success and plain.termination == "done"  # "done" without touching the slider
     assert "launcher" in plain.trajectory[-1].observation["foreground"]
     guarded, report, _ = _run(task, PlannerAgent(task.reference_solution(), drifter), perturb.make("notification_message"), guard=True)
-    assert guarded.success and guarded.termination == "complete"
+    assert guarded.success and guarded.termination == "done"
     assert report.sessions and report.sessions[0].diagnoser == "interference"
 
 
@@ -93,7 +93,7 @@ def test_case_4_completion_claim_on_the_home_screen_is_blocked():
 
     class Drifter:
         def reset(self, goal):
-            self.resumed = False
+            self.resumed = self.dragged = False
 
         def on_recovery(self, event):
             self.resumed = True
@@ -102,7 +102,8 @@ def test_case_4_completion_claim_on_the_home_screen_is_blocked():
             nxt = next(script, None)
             if nxt is not None:
                 return nxt
-            if self.resumed and obs.find(content_desc="Display brightness"):
+            if self.resumed and not self.dragged and obs.find(content_desc="Display brightness"):
+                self.dragged = True  # then it declares the task done: success is done-gated
                 s = obs.find(content_desc="Display brightness")[0]
                 return AgentStep(action=Action(action_type="swipe", x=s.center[0], y=s.center[1], x2=s.bounds[2] - 1,
                                                y2=s.center[1]), summary="Drag brightness to the max")

@@ -11,7 +11,8 @@ from overlay_helpers import ALL, TRANSITIONS, DismissFirstAgent, act, img_hash, 
 from perturb import PerturbedDevice
 
 TASKS = ("ContactsAddContact", "SystemBrightnessMax", "SystemBrightnessMaxSettings", "SystemWifiTurnOn")
-SHADE_ONLY_SHOWN = {"notification_message", "notification_delivery", "update_system"}
+# shown on the 2-step shade-only brightness task too (popup_security: by its last reference step, before_reference_end)
+SHADE_ONLY_SHOWN = {"notification_message", "notification_delivery", "update_system", "popup_security"}
 
 
 def _episode(name: str, task_name: str, seed: int = 0, **overrides):
@@ -29,7 +30,7 @@ def test_reference_solution_still_succeeds_after_dismissing(name, task_name):
     assert result.success, (name, task_name, log, [s.agent_step["summary"] for s in result.trajectory])
     assert result.steps <= 2 * make_task(task_name).reference_steps + 4
     # the interruption really happened — except in-app ones on the 2-step shade-only brightness task,
-    # which never opens an app (and popup_security, whose fallback step 3 comes after its end)
+    # which never opens an app
     expected = task_name != "SystemBrightnessMax" or name in SHADE_ONLY_SHOWN
     assert ("overlay_shown" in log) == expected, log
     assert "overlay_engaged" not in log

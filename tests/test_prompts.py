@@ -15,7 +15,7 @@ from diagnosers.judgment import Judgment
 from ttir.types import Action
 
 SHIPPED = ["action_space", "agent", "alternative_action", "data_notice", "diagnose", "dismiss_interference",
-           "re_orientation"]
+           "re_orientation", "reask"]
 PARTS = ["action_space", "data_notice"]  # rendered into the others; no variables of their own
 RECOVERIES = ["alternative_action", "dismiss_interference", "re_orientation"]
 

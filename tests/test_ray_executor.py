@@ -23,7 +23,7 @@ from experiments.runner import run as run_spec  # noqa: E402
 from experiments.spec import AgentSpec, DeviceSpec, ExperimentSpec  # noqa: E402
 from experiments.store import RunStore  # noqa: E402
 
-OUTCOME = ("status", "success", "steps", "termination", "events")
+OUTCOME = ("status", "success", "verified", "steps", "termination", "events", "fired", "fired_step")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -111,7 +111,9 @@ def test_same_outcomes_as_the_local_executor_and_resume(tmp_path):
     for eid, rec in remote.items():
         assert store.trajectory(eid)["steps"] == rec["steps"]
         shots = list(store.episode_dir(eid).glob("*.jpg"))
-        assert bool(shots) == (not rec["success"]), eid  # screenshots: failures only, as locally
+        summary = rec.get("guard_summary") or {}
+        acted = bool(summary.get("sessions") or summary.get("blocked_claims"))
+        assert bool(shots) == (not rec["success"] or acted), eid  # failures and recoveries, as locally
 
     # resume: a run cut short (two lines lost, one half-written) runs only what is missing
     text = (ray_dir / "episodes.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
@@ -121,6 +123,47 @@ def test_same_outcomes_as_the_local_executor_and_resume(tmp_path):
     assert sorted(r["id"] for r in lines(ray_dir)) == sorted(remote)
     done = run_spec(spec, ray_dir, workers=2, executor="ray", progress=False)
     assert done["ran"] == 0 and len(lines(ray_dir)) == len(remote)
+
+
+def make_tapper(facts, taps: int = 1):
+    """A factory handed over from Python (this module travels to the actors by value)."""
+    from ttir import Action, AgentStep
+
+    done = []
+
+    def step(obs):
+        if len(done) < taps:
+            done.append(1)
+            return AgentStep(action=Action(action_type="open_app", app_name=facts.apps[0]))
+        return Action(action_type="status", goal_status="complete")
+
+    return step
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "own_agent"
+
+
+def test_python_agents_give_the_same_outcomes_under_both_executors(tmp_path):
+    spec = ExperimentSpec(name="own", tasks=["SystemWifiTurnOn", "ClockStopWatchRunning"],
+                          perturbations=["clean", "popup_permission"],
+                          agents=[AgentSpec(name="words", kind="python", factory="my_agent:make_agent", path=str(EXAMPLE),
+                                            params={"max_taps": 4}),
+                                  AgentSpec(name="tapper", kind="python", params={"taps": 2})],
+                          guard=["off", "rules"], workers=2, budget_multiplier=4)
+    local_dir, ray_dir = tmp_path / "local", tmp_path / "ray"
+    factories = {"tapper": make_tapper}
+    run_spec(spec, local_dir, workers=2, progress=False, factories=factories)
+    summary = run_spec(spec, ray_dir, workers=2, executor="ray", progress=False, factories=factories)
+    assert summary["errors_this_run"] == 0
+    local = {r["id"]: r for r in lines(local_dir)}
+    remote = {r["id"]: r for r in lines(ray_dir)}
+    assert sorted(remote) == sorted(local) == sorted(e.id for e in spec.episodes())
+    for eid, rec in local.items():
+        assert rec["status"] == "ok", rec.get("error")
+        assert {k: remote[eid].get(k) for k in OUTCOME} == {k: rec.get(k) for k in OUTCOME}, eid
+        steps = [[s["agent_step"] for s in RunStore(d).trajectory(eid)["trajectory"]] for d in (local_dir, ray_dir)]
+        assert steps[0] == steps[1], eid  # step for step, not only the outcome
+    assert {r["success"] for r in local.values()} == {True, False}, "the spec should hold successes and failures"
 
 
 def test_an_actor_killed_mid_episode_is_replaced_and_the_episode_retried(tmp_path):

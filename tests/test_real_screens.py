@@ -12,7 +12,7 @@ import pytest
 from diagnosers import ActionEffectDiagnoser, DiagnosisContext, InterferenceDiagnoser
 from experiments.real_screens.corpus import CORPUS_DIR, load_corpus, load_splits
 from experiments.real_screens.evaluate import WaitOnlyAgent, classify, evaluate, summarize, tapped_names
-from experiments.real_screens.reserved import SHARED_LIST, load_reserved, parse_list
+from experiments.real_screens.reserved import LOCAL_LIST, extra_list, git_blob_id, load_reserved, parse_list
 from ttir import guard
 from ttir.types import Action, AgentStep, StepRecord
 
@@ -37,7 +37,7 @@ def test_every_file_is_kept_byte_for_byte_with_its_provenance():
     for m in rows("manifest.jsonl"):
         data = (CORPUS_DIR / m["file"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == m["sha256"], m["file"]
-        assert hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest() == m["blob"], m["file"]
+        assert git_blob_id(data) == m["blob"], m["file"]
         assert m["repo"].count("/") == 1 and len(m["commit"]) == 40 and m["path"], m
         assert m["format"] in ("uiautomator", "appium")
 
@@ -63,9 +63,10 @@ def test_no_reserved_file_is_in_the_corpus():
     assert reserved.blobs and reserved.sha256s
     for m in rows("manifest.jsonl"):
         assert not reserved.is_reserved(m["blob"], m["sha256"]), m["file"]
-    if SHARED_LIST.exists():  # the in-repository copy of the list is complete
-        blobs, shas = parse_list(SHARED_LIST.read_text(encoding="utf-8"))
-        local = parse_list((CORPUS_DIR / "reserved.txt").read_text(encoding="utf-8"))
+    extra = extra_list()
+    if extra is not None and extra.exists():  # the in-repository copy of the list is complete
+        blobs, shas = parse_list(extra.read_text(encoding="utf-8"))
+        local = parse_list(LOCAL_LIST.read_text(encoding="utf-8"))
         assert blobs <= local[0] and shas <= local[1]
 
 

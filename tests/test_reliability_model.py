@@ -127,15 +127,19 @@ def test_an_unreadable_answer_is_one_failed_call_per_step_not_one_per_diagnoser(
 
 
 def test_a_wrong_shape_reply_is_billed(vlm_server):
-    vlm_server.enqueue(Reply.json({"nope": 1}, prompt_tokens=900, completion_tokens=14))
+    # the bad reply is asked again once (issue 15), and the re-ask is billed too
+    vlm_server.enqueue(Reply.json({"nope": 1}, prompt_tokens=900, completion_tokens=14),
+                       Reply.json({"still": "nope"}, prompt_tokens=950, completion_tokens=9))
     _refuse_the_rest(vlm_server)
     agent = _guarded(vlm_server)
     task, obs = _first_obs()
     agent.reset(task.goal)
     agent.step(obs)
+    assert len(vlm_server.completions()) == 2
     usage = agent.report.usage[0]
-    assert (usage.model_calls, usage.model_errors, usage.prompt_tokens, usage.completion_tokens) == (1, 1, 900, 14)
-    assert agent.report.summary()["model_errors"] == 1 and agent.report.tokens == 914
+    assert (usage.model_calls, usage.model_errors, usage.prompt_tokens, usage.completion_tokens) == (2, 2, 1850, 23)
+    assert agent.report.summary()["model_errors"] == 2 and agent.report.tokens == 1873
+    assert usage.model_requests == 2
 
 
 def test_a_429_storm_is_counted(vlm_server):
@@ -152,16 +156,16 @@ def test_a_429_storm_is_counted(vlm_server):
 
 def test_a_failed_recovery_call_is_billed(vlm_server):
     vlm_server.enqueue(Reply.json({**GOOD, "interference_present": True, "reason": "a pop-up"}, prompt_tokens=100),
-                       Reply.json({"no": "action"}, prompt_tokens=700))
+                       Reply.json({"no": "action"}, prompt_tokens=700), Reply.json({"no": "action"}, prompt_tokens=750))
     _refuse_the_rest(vlm_server)
     config = _config(vlm_server).override({"recovery.mode": "vlm"})
     task, obs = _first_obs()
     agent = ttir.guard(ReferenceAgent(task.reference_solution()), config=config, vlm=VLMClient(config.vlm))
     agent.reset(task.goal)
     agent.step(obs)
-    assert len(vlm_server.completions()) == 2
+    assert len(vlm_server.completions()) == 3  # the judgment, the recovery's bad reply and its one re-ask
     usage = agent.report.usage[0]
-    assert (usage.model_calls, usage.model_errors, usage.prompt_tokens) == (2, 1, 800)
+    assert (usage.model_calls, usage.model_errors, usage.prompt_tokens) == (3, 2, 1550)
 
 
 # --------------------------------------------- item 13: per-step deadline and breaker

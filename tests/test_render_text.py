@@ -21,7 +21,7 @@ def test_cached_text_matches_pillow_pixel_for_pixel():
         color = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
         text = rng.choice(["Save", "Cancel", "Hello world", "3:45 PM", "Ünïcode ✓", "a\nb"])
         stroke = rng.choice([0, 1])
-        dp.text(xy, text, font=font(px), fill=color, stroke_width=stroke, stroke_fill=color)
+        dp.text(xy, text, font=font(px, text), fill=color, stroke_width=stroke, stroke_fill=color)
         draw_text(dc, xy, text, px, color, stroke=stroke)
     assert plain.tobytes() == cached.tobytes()
     assert plain.getcolors(1 << 20) is not None and len(plain.getcolors(1 << 20)) > 10  # text was drawn

@@ -70,32 +70,66 @@ def test_report_has_every_section_and_labels_the_agent(report):
     assert "_Plots were not requested._" in md
 
 
+def scored(recs: list[dict]) -> list[dict]:
+    """The episodes a perturbed figure is computed over: clean ones and those whose perturbation fired."""
+    return [r for r in recs if r["perturbation"] == "clean" or r["fired"]]
+
+
+def test_records_say_how_each_episode_ended_and_whether_it_was_perturbed(records):
+    for r in records:
+        assert r["termination"] in ("done", "infeasible", "budget", "error")
+        assert r["success"] == (r["verified"] and r["termination"] in ("done", "infeasible"))  # done-gated
+        if r["perturbation"] == "clean":
+            assert r["fired"] is None and r["fired_step"] is None
+        else:
+            assert isinstance(r["fired"], bool) and (r["fired_step"] is not None) == r["fired"]
+    assert any(r["fired"] for r in records), "popup_security fires on launch"
+
+
 def test_success_table_matches_episodes_jsonl(report, records):
     md = (report[0] / "report.md").read_text(encoding="utf-8")
     rows = {r["perturbation"]: r for r in table_after(md, "## Success rate per setting")}
     assert set(rows) == {"clean", "popup_security", "action_drop_random"}
     for (pert, guard) in {(r["perturbation"], r["guard"]) for r in records}:
         sub = [r for r in records if r["perturbation"] == pert and r["guard"] == guard]
-        ok = sum(r["success"] for r in sub)
-        assert rows[pert][f"{AGENT} · guard {guard}"] == f"{100 * ok / len(sub):.1f} ({ok}/{len(sub)})"
+        fired = scored(sub)
+        ok = sum(r["success"] for r in fired)
+        rate = f"{100 * ok / len(fired):.1f}" if fired else "–"
+        cell = rows[pert][f"{AGENT} · guard {guard}"]
+        assert cell.startswith(f"{rate} ({ok}/{len(fired)})"), cell
+        assert (f"fired {len(fired)}/{len(sub)}" in cell) == (len(fired) != len(sub)), cell
+        unfinished = sum(r["verified"] and not r["success"] for r in fired)
+        assert (f"{unfinished} verified not done" in cell) == bool(unfinished), cell
+    endings = table_after(md, "### How the episodes ended")
+    assert sum(int(r["episodes"]) for r in endings) == len(records)
+    for r in endings:
+        ends = sum(int(v) for k, v in r.items() if k.startswith("ended: "))
+        assert ends == (int(r["fired"].split("/")[0]) if r["fired"] != "–" else int(r["episodes"]))
 
 
 def test_table2_failure_counts_and_attribution_match_episodes_jsonl(report, records):
     md = (report[0] / "report.md").read_text(encoding="utf-8")
     table2 = {r["agent · guard"]: r for r in table_after(md, "## Robustness by component")}
+    clean_of = {(r["task"], r["guard"]): r for r in records if r["perturbation"] == "clean"}
     for guard in ("off", "rules"):
-        pert = [r for r in records if r["guard"] == guard and r["perturbation"] != "clean"]
-        clean = [r for r in records if r["guard"] == guard and r["perturbation"] == "clean"]
+        all_pert = [r for r in records if r["guard"] == guard and r["perturbation"] != "clean"]
+        pert = [r for r in all_pert if r["fired"]]  # Δc is never computed over an unfired episode
+        clean = [clean_of[(r["task"], guard)] for r in pert]
         row = table2[f"{AGENT} · guard {guard}"]
         pert_sr, clean_sr = sum(r["success"] for r in pert) / len(pert), sum(r["success"] for r in clean) / len(clean)
         assert row["Overall Pert."] == f"{100 * pert_sr:.1f}" and row["Overall Clean"] == f"{100 * clean_sr:.1f}"
-        assert row["Overall Δc"] == f"{100 * (clean_sr - pert_sr):+.1f}" and row["Overall n"] == str(len(pert))
-        assert row["Transition n"] == "2" and row["Action n"] == "2"
+        unfired = len(all_pert) - len(pert)
+        assert row["Overall Δc"] == f"{100 * (clean_sr - pert_sr):+.1f}"
+        assert row["Overall n"] == str(len(pert)) + (f" (+{unfired} not reached)" if unfired else "")
+        assert row["Transition n"] == "2"
     fails = {r["condition"]: r for r in table_after(md, "## Failed tasks with and without the guard")}
+    key = lambda r: (r["task"], r["perturbation"])  # noqa: E731
+    by_guard = {g: {key(r): r for r in records if r["guard"] == g} for g in ("off", "rules")}
     for cond in ("clean", "perturbed"):
-        sub = [r for r in records if (r["perturbation"] == "clean") == (cond == "clean")]
-        assert fails[cond]["failed (off)"] == str(sum(not r["success"] for r in sub if r["guard"] == "off"))
-        assert fails[cond]["failed (with guard)"] == str(sum(not r["success"] for r in sub if r["guard"] == "rules"))
+        keys = [k for k in by_guard["off"] if (k[1] == "clean") == (cond == "clean")
+                and (k[1] == "clean" or by_guard["off"][k]["fired"] or by_guard["rules"][k]["fired"])]
+        assert fails[cond]["failed (off)"] == str(sum(not by_guard["off"][k]["success"] for k in keys))
+        assert fails[cond]["failed (with guard)"] == str(sum(not by_guard["rules"][k]["success"] for k in keys))
     attribution = table_after(md, "## Error attribution")
     assert sum(int(r["failed"]) for r in attribution) == sum(not r["success"] for r in records)
     for r in attribution:
@@ -132,8 +166,8 @@ def test_plots_are_written_and_linked(tiny_run, tmp_path):
     paths = write_report(tiny_run, tmp_path, viewer=False)
     pngs = [p for p in paths if p.suffix == ".png"]
     names = {p.name for p in pngs}
-    assert {"fig4_failed_planner.png", "per_type_planner_off.png", "per_type_planner_rules.png",
-            "components_delta.png"} <= names
+    assert {"fig4_failed_planner.png", "per_type_planner.png", "components_delta.png"} <= names
+    assert not any(n.startswith("per_type_planner_") for n in names)  # guard off and on share one chart
     md = (tmp_path / "report.md").read_text(encoding="utf-8")
     for p in pngs:
         with Image.open(p) as img:
@@ -205,3 +239,24 @@ def test_report_renders_runs_with_errors_and_without_pairs(tmp_path):
     html = render_viewer(run, m, tmp_path)
     data = json.loads(re.search(r'<script id="run-data" type="application/json">(.*?)</script>', html, re.S).group(1))
     assert [e["steps"] for e in data["episodes"]] == [[], []] and data["episodes"][0]["status"] == "error"
+
+
+def test_report_md_carries_no_live_html_from_agent_text(tmp_path):
+    """14.6: agent and app text reaches the failure table as text, never as markup a Markdown
+    renderer would run (HTML, links, images)."""
+    from experiments.report import compute_metrics
+    from experiments.reports.markdown import render_report
+    from metrics_support import action, rec, run_of, step, traj
+
+    evil = '<script>alert(1)</script><img src=x onerror=alert(2)> [x](javascript:alert(3)) | `x`'
+    r = rec(task="A", success=False, termination="budget", steps=3)
+    t = traj([step(i, action("input_text", x=5, y=5, text=evil), summary=evil) for i in range(3)])
+    m = compute_metrics(run_of([r, rec(task="A", perturbation="p<img src=x onerror=alert(4)>", fired=True)],
+                               {r["id"]: t}))
+    md = render_report(m, plot_paths=[], out_dir=tmp_path)
+    assert "stale-coordinate" in md and "&lt;script&gt;" in md  # the evidence is there, as text
+    for live in ("<script", "<img"):
+        assert live not in md, live
+    assert not re.search(r"(?<!\\)\]\(javascript:", md)  # a link only when its bracket is not escaped
+    failures = [ln for ln in md.splitlines() if ln.startswith("| A-i0__clean")]
+    assert failures and all(ln.count(" | ") == failures[0].count(" | ") for ln in failures)  # no cell split by `|`

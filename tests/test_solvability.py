@@ -15,7 +15,7 @@ import perturb
 from benchmark import SimDevice, make_task, run_episode, task_names
 from benchmark.agents import OracleAgent
 
-# Pairs the oracle does not solve yet (18 of 1,632), each with the reason we found.
+# Pairs the oracle does not solve yet, each with the reason we found.
 # strict xfail: when one starts passing, the test fails so the entry is removed.
 _IRREVERSIBLE = "the trap moves a tap onto another list item or menu entry; the oracle does not read the confirmation it opens"
 _NO_STATE = "the offset tap hits a neighbouring control whose effect the oracle cannot tell from the intended one"
@@ -23,7 +23,6 @@ _TIMED = "a running timer/recorder keeps changing while the trap costs steps; th
 _LANDSCAPE = ("in landscape the folder picker dialog the plan opened must be scrolled to show Movies; the oracle "
               "takes it for a pop-up and cancels it")
 KNOWN_UNSOLVED = {
-    ("AudioRecorderDeleteRecording", "trap_intent_deviation"): _IRREVERSIBLE,
     ("ClockTimerEntry", "trap_intent_deviation"): _IRREVERSIBLE,
     ("ContactsDeleteContact", "trap_intent_deviation"): _IRREVERSIBLE,
     ("ExpenseDeleteMultiple", "trap_intent_deviation"): _IRREVERSIBLE,
@@ -35,6 +34,8 @@ KNOWN_UNSOLVED = {
     ("ClockTimerEntry", "trap_grounding_error"): _NO_STATE,
     ("ExpenseAddMultiple", "trap_grounding_error"): _NO_STATE,
     ("SystemWifiTurnOff", "trap_grounding_error"): _NO_STATE,
+    ("SystemWifiTurnOn", "trap_grounding_error"): _NO_STATE,  # verified, but toggling until the budget ran out
+    ("RecipeAddSingleRecipe", "trap_grounding_error"): _NO_STATE,
     ("AudioRecorderRecordAudio", "trap_loop"): _TIMED,
     ("AudioRecorderRecordAudio", "trap_temporal_conflict"): _TIMED,
     ("ClockTimerEntry", "trap_loop"): _TIMED,

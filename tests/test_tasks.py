@@ -18,7 +18,7 @@ def test_reference_solution_solves_task(name):
     assert task.verify(device) is False, f"{name}: verify must be False right after setup"
     result = run_episode(device, task, ReferenceAgent(task.reference_solution()))
     assert result.success, f"{name}: reference solution failed: {[s.agent_step.get('summary') for s in result.trajectory]}"
-    assert result.termination == "complete"
+    assert result.termination == "done"
     assert result.steps <= 2 * task.reference_steps + 2, f"{name}: took {result.steps} steps"
     assert not [s.action_error for s in result.trajectory if s.action_error]
 

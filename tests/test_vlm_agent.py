@@ -39,21 +39,34 @@ def test_vlm_agent_plays_a_task_from_model_replies(vlm_server):
     vlm_server.responder = responder
     agent = VLMAgent(VLMClient(vlm_server.config()))
     result = run_episode(device, task, agent)
-    assert result.success and result.termination == "complete"
+    assert result.success and result.termination == "done"
     reqs = vlm_server.completions()
     assert len(reqs) == agent.stats.calls == len(result.trajectory)
     assert all(r.images for r in reqs)  # the screenshot went along
     assert task.goal in reqs[0].text and "step 1" in reqs[-1].text  # goal and history in the prompt
 
 
-def test_unusable_reply_becomes_a_wait(vlm_server):
-    vlm_server.enqueue(Reply.garbage(), Reply.json({"action": {"action_type": "tap", "x": 1}}))
+def test_unusable_reply_is_asked_again_once_then_becomes_a_wait(vlm_server):
+    vlm_server.enqueue(Reply.garbage(), Reply.json({"action": {"action_type": "tap", "x": 1}}),  # step 1 + its re-ask
+                       Reply.empty(), Reply.garbage())  # step 2 + its re-ask
     agent = VLMAgent(VLMClient(vlm_server.config(max_retries=0)))
     agent.reset("goal")
     obs = SimDevice().observe()
     assert agent.step(obs).action.action_type == "wait"
     assert agent.step(obs).action.action_type == "wait"
-    assert agent.stats.bad_replies == 2
+    assert agent.stats.bad_replies == 2 and agent.stats.calls == 4 and agent.stats.requests == 4
+    second = vlm_server.completions()[1]
+    assert second.messages[-2]["role"] == "assistant" and "I looked at the screen" in second.messages[-2]["content"]
+    assert "could not be used" in second.messages[-1]["content"] and "no JSON object" in second.messages[-1]["content"]
+
+
+def test_a_reply_that_parses_on_the_re_ask_is_used(vlm_server):
+    vlm_server.enqueue(Reply.garbage(), Reply.json({"summary": "Open Settings",
+                                                    "action": {"action_type": "open_app", "app_name": "Settings"}}))
+    agent = VLMAgent(VLMClient(vlm_server.config(max_retries=0)))
+    agent.reset("goal")
+    step = agent.step(SimDevice().observe())
+    assert step.action.app_name == "Settings" and agent.stats.reasks == 1 and agent.stats.bad_replies == 0
 
 
 def test_async_vlm_agent_under_the_async_guard(vlm_server):

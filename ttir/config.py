@@ -95,6 +95,15 @@ class VLMConfig(_Section):
                                   "failed, the model tier rests (a dead or overloaded endpoint is not paid for every step).")
     breaker_rest_steps: int = Field(10, ge=1, le=10_000, description="Steps the model tier rests for (the rules tier decides); "
                                     "then one step tries the model again.")
+    structured: Literal["auto", "json_schema", "json_object", "off"] = Field(
+        "auto", description="How replies are held to their JSON schema: json_schema (OpenAI, vLLM), json_object with a "
+        "schema (llama-cpp-python's server), off (plain text, parsed leniently); auto tries them in that order and "
+        "remembers per endpoint what it accepts.")
+    vision: Optional[bool] = Field(None, description="false: a text-only model, sent the accessibility tree as numbered "
+                                   "elements and no images; true: always send screenshots; unset: send them, and switch to "
+                                   "text if the endpoint refuses images (remembered per endpoint).")
+    reasks_per_step: int = Field(1, ge=0, le=3, description="A reply that does not parse is asked again, with the parse error, "
+                                 "at most this many times per guarded step (for all diagnosers and recoveries together).")
 
 
 class PromptsConfig(_Section):

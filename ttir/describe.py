@@ -98,17 +98,17 @@ def _foreground(obs: Observation) -> str:
 
 
 def describe_screens(current: Observation, previous: Optional[Observation] = None, *,
-                     include_tree: bool = False) -> tuple[str, list[Any]]:
+                     include_tree: bool = False, vision: bool = True) -> tuple[str, list[Any]]:
     """The ``screen`` text for a prompt and the images to attach.
 
-    With a current screenshot: the previous screenshot (when there is one) and
-    the current one, labelled in order. Without: the current UI tree as
-    compact text (and the previous tree, shorter), so a tree-only deployment
-    still gets a judgment.
+    With a current screenshot (and ``vision``): the previous screenshot (when there
+    is one) and the current one, labelled in order. Without, or for a text-only
+    model (``vision=False``): the current UI tree as numbered elements (and the
+    previous tree, shorter), as AndroidWorld's T3A agent reads the screen.
     """
     images: list[Any] = []
     lines = [_foreground(current) + f" Screen size {current.screen_size[0]}x{current.screen_size[1]}."]
-    if current.screenshot is not None:
+    if current.screenshot is not None and vision:
         if previous is not None and previous.screenshot is not None:
             images = [previous.screenshot, current.screenshot]
             lines.append("Image 1 is the screen the last step was decided on (before it was executed); "
@@ -120,8 +120,8 @@ def describe_screens(current: Observation, previous: Optional[Observation] = Non
             lines.append("Accessibility tree of the current screen ([index] class text id bounds flags):")
             lines.append(fence("accessibility tree of the current screen", compact_tree(current)))
         return "\n".join(lines), images
-    lines.append("No screenshot is available. Accessibility tree of the current screen "
-                 "([index] class text id bounds flags):")
+    lines.append(("No screenshot is available. " if vision else "The screens are given as text. ")
+                 + "Accessibility tree of the current screen ([index] class text id bounds flags):")
     lines.append(fence("accessibility tree of the current screen", compact_tree(current))
                  if current.elements else "(no accessibility tree either)")
     if previous is not None and previous.elements:

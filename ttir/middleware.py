@@ -123,7 +123,8 @@ class _Core:
         self.model_ok = uses_model and self.breaker.begin_step()
         t0 = time.perf_counter()
         try:
-            with model_deadline(self.config.vlm.step_deadline_s if self.model_ok else None):
+            with model_deadline(self.config.vlm.step_deadline_s if self.model_ok else None,
+                                reasks=self.config.vlm.reasks_per_step):
                 if not self.config.enabled:
                     out, source = await self.call_inner(obs), "agent"
                 else:
@@ -216,6 +217,10 @@ class _Core:
         record = {"step": self.t, **f.to_dict()}
         self.report.findings.append(record)
         self.event("finding", **{k: record[k] for k in ("diagnoser", "problem", "verdict", "tier", "confidence", "evidence")})
+        if f.uncertain and f.tier == "rules":
+            # the rule tier never acts on an uncertain verdict; the cascade would have asked the model here
+            logger.debug("ttir step {}: {} uncertain, no model asked ({}); not acting", self.t, d.name,
+                        "; ".join(f.evidence)[:200])
         return f
 
     async def finding(self, d: Any, ctx: Any) -> Any:
@@ -255,6 +260,7 @@ class _Core:
             return
         self.usage.model_calls += cost.model_calls
         self.usage.model_errors += cost.failed_calls
+        self.usage.model_requests += cost.requests
         self.usage.prompt_tokens += cost.prompt_tokens
         self.usage.completion_tokens += cost.completion_tokens
         self.usage.model_latency_s += cost.latency_s

@@ -32,6 +32,7 @@ class StepUsage(BaseModel):
     step: int
     model_calls: int = 0  # failed calls included: they are billed too
     model_errors: int = 0  # of those, the calls that failed (timeouts, 429/5xx, unreadable replies)
+    model_requests: int = 0  # HTTP requests those calls took (retries, re-asks and refused probes included)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     model_latency_s: float = 0.0
@@ -61,6 +62,10 @@ class GuardReport(BaseModel):
         return sum(u.model_errors for u in self.usage)
 
     @property
+    def model_requests(self) -> int:
+        return sum(u.model_requests for u in self.usage)
+
+    @property
     def tokens(self) -> int:
         return sum(u.prompt_tokens + u.completion_tokens for u in self.usage)
 
@@ -85,6 +90,7 @@ class GuardReport(BaseModel):
             "model_calls": self.model_calls,
             "model_calls_per_step": self.model_calls / n,
             "model_errors": self.model_errors,
+            "model_requests": self.model_requests,
             "tokens": self.tokens,
             "guard_ms_median": _median([u.guard_ms for u in self.usage]),
             "errors": len(self.errors),

@@ -9,6 +9,13 @@ switched off so every retry is counted. Each call returns its :class:`CallUsage`
     client = VLMClient(VLMConfig(base_url="http://localhost:8000/v1", model="qwen2.5-vl"))
     result = client.complete_json("Describe the screen as JSON …", images=[screenshot], schema=MyModel)
     result.value, result.usage.prompt_tokens
+
+With a schema, the request carries it as ``response_format`` in the richest form the
+endpoint accepts (:mod:`ttir.vlm_endpoint`: learnt from its refusals, remembered per
+endpoint). :meth:`VLMClient.ask` renders a prompt for what the endpoint can read —
+screenshots, or for a text-only model the accessibility tree — and inside a guarded
+step (:func:`ttir.deadline.model_deadline`) a reply that does not parse is asked again
+once, with its parse error.
 """
 
 from __future__ import annotations
@@ -19,20 +26,29 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Optional, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Optional, Sequence, TypeVar, Union
 
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field
 from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any
 
 from ttir.config import VLMConfig, env_vlm_settings
-from ttir.deadline import remaining_s
+from ttir.deadline import remaining_s, take_reask
+from ttir.vlm_endpoint import (
+    EndpointTraits,
+    refuses_images,
+    refuses_response_format,
+    response_format,
+    structured_choices,
+    traits_for,
+)
 from ttir.vlm_payload import ImageLike, Messages, ReplyParseError, build_messages, encode_image, parse_json_reply
 
 if TYPE_CHECKING:  # openai is imported on first use: `import ttir.vlm` stays cheap in rules-only runs
     import openai
 
 T = TypeVar("T", bound=BaseModel)
+Render = Callable[[bool], tuple[Union[str, Messages], Sequence[ImageLike]]]  # vision? -> (prompt, images)
 
 MAX_RETRY_AFTER_S = 60.0  # never sleep longer than this on a server's say-so
 _RETRY_STATUSES = (408, 429)
@@ -78,6 +94,11 @@ class VLMHTTPError(VLMError):
     """A non-retryable HTTP error (400, 401, 404 …): fix the request or the config."""
 
 
+class VLMImagesRefused(VLMHTTPError):
+    """The endpoint refused the request's images (a text-only model): ask it again in text.
+    The endpoint is remembered as text-only once a text request succeeds."""
+
+
 class VLMBadReply(VLMError):
     """The model answered, but not with what was asked (empty, no JSON, wrong shape).
 
@@ -106,16 +127,34 @@ class CallUsage(BaseModel):
     model: str = ""
     ok: bool = True
     error: Optional[str] = None
+    failed_calls: int = 0  # of model_calls, those that failed (a re-asked bad reply, say)
+    reasked: bool = False  # a bad reply was asked again with its parse error
+    structured: Optional[str] = None  # the response_format form the endpoint accepted (json_schema, json_object, off)
 
     def as_cost(self) -> dict[str, Any]:
         """Keyword arguments for ``diagnosers.base.Cost`` (a failed call is billed too)."""
         return {
             "model_calls": self.model_calls,
-            "failed_calls": 0 if self.ok else self.model_calls,
+            "failed_calls": self.failed_calls if self.ok else self.model_calls,
+            "requests": self.attempts,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "latency_s": self.latency_s,
         }
+
+    def then(self, later: "CallUsage") -> "CallUsage":
+        """This call and a ``later`` one (its re-ask) as one: costs added, the later outcome."""
+        return later.model_copy(update={
+            "model_calls": self.model_calls + later.model_calls,
+            "failed_calls": self.model_calls + (later.failed_calls if later.ok else later.model_calls),
+            "prompt_tokens": self.prompt_tokens + later.prompt_tokens,
+            "completion_tokens": self.completion_tokens + later.completion_tokens,
+            "latency_s": self.latency_s + later.latency_s,
+            "attempts": self.attempts + later.attempts,
+            "retries": self.retries + later.retries,
+            "waits_s": self.waits_s + later.waits_s,
+            "reasked": True,
+        })
 
 
 class Usage(BaseModel):
@@ -129,6 +168,8 @@ class Usage(BaseModel):
     completion_tokens: int = 0
     latency_s: float = 0.0
     retries: int = 0
+    requests: int = 0  # HTTP requests sent: retries, and refused response_format / image probes, included
+    reasks: int = 0
 
     def add(self, call: CallUsage) -> None:
         self.model_calls += call.model_calls
@@ -137,12 +178,14 @@ class Usage(BaseModel):
         self.completion_tokens += call.completion_tokens
         self.latency_s += call.latency_s
         self.retries += call.retries
+        self.requests += call.attempts
 
     def as_cost(self) -> dict[str, Any]:
         """Keyword arguments for ``diagnosers.base.Cost``."""
         return {
             "model_calls": self.model_calls,
             "failed_calls": self.failed_calls,
+            "requests": self.requests,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "latency_s": self.latency_s,
@@ -231,6 +274,7 @@ class VLMClient:
         self._api_key: str = settings["api_key"]
         self.usage = Usage()
         self.last_usage: Optional[CallUsage] = None
+        self.traits: EndpointTraits = traits_for(self.base_url, self.model)  # shared by every client of the endpoint
         self._lock = threading.Lock()
         self._sync: Optional["openai.OpenAI"] = None
         self._async: Optional["openai.AsyncOpenAI"] = None
@@ -305,13 +349,26 @@ class VLMClient:
                 raise type(exc)(f"images[{i}]: {exc}") from exc
         return out
 
-    def _request(self, messages: Messages, temperature: Optional[float], max_tokens: Optional[int]) -> dict[str, Any]:
-        return {
+    @property
+    def sends_images(self) -> bool:
+        """Whether prompts for this endpoint carry screenshots: ``vlm.vision``, else what the
+        endpoint was seen to accept (images until it refuses them)."""
+        if self.config.vision is not None:
+            return self.config.vision
+        return self.traits.vision is not False
+
+    def _request(self, messages: Messages, temperature: Optional[float], max_tokens: Optional[int],
+                 form: str = "off", schema: Optional[type[BaseModel]] = None) -> dict[str, Any]:
+        request = {
             "model": self.model,
             "messages": messages,
             "temperature": self.config.temperature if temperature is None else temperature,
             "max_tokens": self.config.max_tokens if max_tokens is None else max_tokens,
         }
+        fmt = response_format(form, schema) if schema is not None else None  # type: ignore[arg-type]
+        if fmt is not None:
+            request["response_format"] = fmt
+        return request
 
     def _wait(self, state: RetryCallState) -> float:
         backoff = min(self.config.backoff_max_s, self.config.backoff_s * 2 ** (state.attempt_number - 1))
@@ -321,7 +378,7 @@ class VLMClient:
             return max(backoff, min(asked, MAX_RETRY_AFTER_S))
         return backoff
 
-    def _retry_kwargs(self, waits: list[float]) -> dict[str, Any]:
+    def _retry_kwargs(self, waits: list[float], give_up: Optional[Callable[[BaseException], bool]] = None) -> dict[str, Any]:
         def before_sleep(state: RetryCallState) -> None:
             pause = state.upcoming_sleep
             waits.append(pause)
@@ -336,7 +393,7 @@ class VLMClient:
         return {
             "stop": stop_any(stop_after_attempt(self.config.max_retries + 1), out_of_time),
             "wait": self._wait,
-            "retry": retry_if_exception(_retryable),
+            "retry": retry_if_exception(lambda e: _retryable(e) and not (give_up is not None and give_up(e))),
             "before_sleep": before_sleep,
             "reraise": True,
         }
@@ -347,17 +404,21 @@ class VLMClient:
             self.usage.add(usage)
             self.last_usage = usage
 
-    def _fail(self, exc: BaseException, usage: CallUsage) -> VLMError:
+    def _fail(self, exc: BaseException, usage: CallUsage, *, refused_images: bool = False) -> VLMError:
         """Turn an openai exception into our typed error (recording the usage)."""
         openai = _openai()
         usage.ok = False
+        usage.failed_calls = usage.model_calls
         where = f"{self.base_url} (model {self.model!r}) after {usage.attempts} attempt(s)"
         status = getattr(exc, "status_code", None)
-        if isinstance(exc, openai.APITimeoutError) or status == 408:
+        if refused_images:
+            err: VLMError = VLMImagesRefused(f"HTTP {status} from {where} for a request with images (a text-only "
+                                             f"model?): {_body(exc)}", usage=usage, status=status)
+        elif isinstance(exc, openai.APITimeoutError) or status == 408:
             left = remaining_s()
             within = (f"before the step's model deadline (vlm.step_deadline_s)" if left is not None and left < 0.05
                       else f"within {self.config.timeout_s}s")
-            err: VLMError = VLMTimeout(f"model call timed out: no reply {within} from {where}", usage=usage, status=status)
+            err = VLMTimeout(f"model call timed out: no reply {within} from {where}", usage=usage, status=status)
         elif isinstance(exc, openai.APIConnectionError):
             err = VLMConnectionError(f"cannot reach the model endpoint {where}: {exc}", usage=usage)
         elif status == 429:
@@ -370,7 +431,7 @@ class VLMClient:
             err = VLMError(f"model call to {where} failed: {exc!r}", usage=usage)
         usage.error = str(err)
         self._record(usage)
-        logger.error("vlm: {}", err)
+        (logger.warning if refused_images else logger.error)("vlm: {}", err)
         return err
 
     def _finish(self, response: Any, usage: CallUsage, schema: Optional[type[BaseModel]], parse: bool,
@@ -412,6 +473,7 @@ class VLMClient:
 
     def _bad(self, why: str, text: str, usage: CallUsage, finish: Optional[str]) -> VLMBadReply:
         usage.ok = False
+        usage.failed_calls = usage.model_calls
         hint = " (the reply was cut off at max_tokens; raise vlm.max_tokens)" if finish == "length" else ""
         err = VLMBadReply(f"bad reply from model {self.model!r}: {why}{hint}", raw=text, usage=usage)
         usage.error = str(err)
@@ -458,27 +520,32 @@ class VLMClient:
               context: Optional[dict[str, Any]] = None) -> VLMResult:
         client = self.sync_client
         messages = build_messages(prompt, self.encode_images(images), system=system)
-        request = self._request(messages, temperature, max_tokens)
-        usage = CallUsage(model=self.model)
-        waits: list[float] = []
-        started = time.perf_counter()
 
-        self._check_time(usage)
+        async def send(request: dict[str, Any], usage: CallUsage, waits: list[float], give_up: Any) -> Any:
+            def attempt() -> Any:
+                usage.attempts += 1
+                return client.chat.completions.create(**request, timeout=self._attempt_timeout())
 
-        def attempt() -> Any:
-            usage.attempts += 1
-            return client.chat.completions.create(**request, timeout=self._attempt_timeout())
+            return Retrying(**self._retry_kwargs(waits, give_up))(attempt)  # never suspends: driven by _run_sync
 
-        try:
-            response = Retrying(**self._retry_kwargs(waits))(attempt)
-        except _openai().OpenAIError as exc:
-            self._stamp(usage, waits, started)
-            raise self._fail(exc, usage) from exc
-        except _MALFORMED as exc:
-            self._stamp(usage, waits, started)
-            raise self._unreadable(exc, usage) from None
-        self._stamp(usage, waits, started)
-        return self._finish(response, usage, schema, parse, context)
+        return _run_sync(self._converse(send, messages, schema, temperature, max_tokens, parse, context))
+
+    async def _acall(self, prompt, images, schema, system, temperature, max_tokens, *, parse: bool,
+                     context: Optional[dict[str, Any]] = None) -> VLMResult:
+        if "openai" not in sys.modules:  # the first import takes ~1 s: not on the event loop
+            await asyncio.to_thread(_openai)
+        client = self._async_client()
+        urls = await asyncio.to_thread(self.encode_images, images) if images else []
+        messages = build_messages(prompt, urls, system=system)
+
+        async def send(request: dict[str, Any], usage: CallUsage, waits: list[float], give_up: Any) -> Any:
+            async def attempt() -> Any:
+                usage.attempts += 1
+                return await client.chat.completions.create(**request, timeout=self._attempt_timeout())
+
+            return await AsyncRetrying(**self._retry_kwargs(waits, give_up))(attempt)
+
+        return await self._converse(send, messages, schema, temperature, max_tokens, parse, context)
 
     async def acomplete_json(
         self,
@@ -507,34 +574,102 @@ class VLMClient:
     ) -> VLMResult[Any]:
         return await self._acall(prompt, images, None, system, temperature, max_tokens, parse=False)
 
-    async def _acall(self, prompt, images, schema, system, temperature, max_tokens, *, parse: bool,
-                     context: Optional[dict[str, Any]] = None) -> VLMResult:
-        if "openai" not in sys.modules:  # the first import takes ~1 s: not on the event loop
-            await asyncio.to_thread(_openai)
-        client = self._async_client()
-        urls = await asyncio.to_thread(self.encode_images, images) if images else []
-        messages = build_messages(prompt, urls, system=system)
-        request = self._request(messages, temperature, max_tokens)
+    async def _converse(self, send: Callable[..., Awaitable[Any]], messages: Messages,
+                        schema: Optional[type[BaseModel]], temperature: Optional[float], max_tokens: Optional[int],
+                        parse: bool, context: Optional[dict[str, Any]], *, may_reask: bool = True) -> VLMResult:
+        """One call, on the sync and the async path alike (``send`` is their only difference).
+
+        The reply's schema goes with the request as ``response_format``, in the richest form
+        the endpoint accepts (a refusal steps down at once, and what worked is remembered);
+        images the endpoint refuses raise :class:`VLMImagesRefused`, not retried; a reply
+        that does not parse is asked again once with its parse error, when the step allows it."""
         usage = CallUsage(model=self.model)
         waits: list[float] = []
         started = time.perf_counter()
-
         self._check_time(usage)
-
-        async def attempt() -> Any:
-            usage.attempts += 1
-            return await client.chat.completions.create(**request, timeout=self._attempt_timeout())
-
-        try:
-            response = await AsyncRetrying(**self._retry_kwargs(waits))(attempt)
-        except _openai().OpenAIError as exc:
-            self._stamp(usage, waits, started)
-            raise self._fail(exc, usage) from exc
-        except _MALFORMED as exc:
-            self._stamp(usage, waits, started)
-            raise self._unreadable(exc, usage) from None
+        has_images = any(isinstance(m.get("content"), list) and any(p.get("type") == "image_url" for p in m["content"])
+                         for m in messages)
+        probing_images = has_images and self.config.vision is None and self.traits.vision is None
+        forms = structured_choices(self.config.structured, self.traits) if (parse and schema is not None) else ["off"]
+        while True:
+            request = self._request(messages, temperature, max_tokens, forms[0], schema if parse else None)
+            try:
+                # refusals (of the images, of the response_format) are not retried: they will not change
+                response = await send(request, usage, waits, _refusal_test(probing_images, len(forms) > 1))
+            except _openai().OpenAIError as exc:
+                if len(forms) > 1 and refuses_response_format(exc):
+                    logger.info("vlm: {} refuses response_format {}; trying {}", self.base_url, forms[0], forms[1])
+                    self.traits.refused.add(forms.pop(0))
+                    continue
+                self._stamp(usage, waits, started)
+                if probing_images and refuses_images(exc):
+                    raise self._fail(exc, usage, refused_images=True) from exc
+                raise self._fail(exc, usage) from exc
+            except _MALFORMED as exc:
+                self._stamp(usage, waits, started)
+                raise self._unreadable(exc, usage) from None
+            break
         self._stamp(usage, waits, started)
-        return self._finish(response, usage, schema, parse, context)
+        if parse and schema is not None:
+            usage.structured = forms[0]
+            if self.config.structured == "auto" and self.traits.structured is None:
+                self.traits.structured = forms[0]
+        if has_images and self.traits.vision is None:
+            self.traits.vision = True
+        try:
+            return self._finish(response, usage, schema, parse, context)
+        except VLMBadReply as bad:
+            if not (parse and may_reask and take_reask(default=0)):
+                raise
+            first = bad.usage or usage
+            with self._lock:
+                self.usage.reasks += 1
+            logger.info("vlm: re-asking {} once with the parse error", self.model)
+            again = messages + [{"role": "assistant", "content": _clip_reply(bad.raw)},
+                                {"role": "user", "content": _reask_prompt(bad)}]
+            try:
+                result = await self._converse(send, again, schema, temperature, max_tokens, parse, context,
+                                              may_reask=False)
+            except VLMError as exc:
+                exc.usage = first.then(exc.usage) if exc.usage is not None else first
+                raise
+            result.usage = first.then(result.usage)
+            return result
+
+    def ask(self, render: Render, schema: Optional[type[T]] = None, *,
+            validation_context: Optional[dict[str, Any]] = None, **options: Any) -> VLMResult[T]:
+        """:meth:`complete_json` for a prompt ``render(vision)`` builds: with screenshots when the
+        endpoint takes them, else (``vlm.vision: false``, or once it refused images) as text only."""
+        prompt, images = render(self.sends_images)
+        try:
+            return self.complete_json(prompt, images, schema, validation_context=validation_context, **options)
+        except VLMImagesRefused as refused:
+            prompt, images = render(False)
+            result = self.complete_json(prompt, images, schema, validation_context=validation_context, **options)
+            self._learn_text_only(refused, result)
+            return result
+
+    async def aask(self, render: Render, schema: Optional[type[T]] = None, *,
+                   validation_context: Optional[dict[str, Any]] = None, **options: Any) -> VLMResult[T]:
+        """The async :meth:`ask`."""
+        prompt, images = render(self.sends_images)
+        try:
+            return await self.acomplete_json(prompt, images, schema, validation_context=validation_context, **options)
+        except VLMImagesRefused as refused:
+            prompt, images = render(False)
+            result = await self.acomplete_json(prompt, images, schema, validation_context=validation_context, **options)
+            self._learn_text_only(refused, result)
+            return result
+
+    def _learn_text_only(self, refused: VLMImagesRefused, result: VLMResult) -> None:
+        """The same question in text was answered: the images were the problem. Remember it, and
+        bill the refused request with the answer."""
+        if self.traits.vision is None:
+            self.traits.vision = False
+            logger.warning("vlm: {} (model {!r}) refuses images; sending the accessibility tree as text from now on "
+                           "(set vlm.vision: false to skip the probe)", self.base_url, self.model)
+        if refused.usage is not None:
+            result.usage = refused.usage.then(result.usage).model_copy(update={"reasked": result.usage.reasked})
 
     @staticmethod
     def _stamp(usage: CallUsage, waits: list[float], started: float) -> None:
@@ -552,6 +687,39 @@ class VLMClient:
 
 class _NotACompletion(Exception):
     pass
+
+
+def _refusal_test(images: bool, format_: bool) -> Optional[Callable[[BaseException], bool]]:
+    """What a call probing the endpoint's images / response_format gives up on at once."""
+    if not (images or format_):
+        return None
+    return lambda exc: (images and refuses_images(exc)) or (format_ and refuses_response_format(exc))
+
+
+REASK_REPLY_CHARS = 2000  # of a bad reply, echoed back as the assistant's turn of a re-ask
+
+
+def _clip_reply(raw: Optional[str]) -> str:
+    text = raw or ""
+    return text if len(text) <= REASK_REPLY_CHARS else text[:REASK_REPLY_CHARS] + "…"
+
+
+def _reask_prompt(bad: VLMBadReply) -> str:
+    import prompts
+    from ttir.prompt_data import fence, quote
+
+    why = str(bad).split(": ", 1)[-1]  # without "bad reply from model …"
+    return prompts.load("reask").render(error=fence("why the reply could not be used", quote(why, 400)))
+
+
+def _run_sync(coro: Any) -> Any:
+    """Drive a coroutine that never suspends (the sync path of :meth:`VLMClient._converse`)."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise RuntimeError("the VLM client's sync path tried to suspend")
 
 
 def _reply_of(response: Any, usage: CallUsage) -> tuple[str, Optional[str]]:
@@ -604,6 +772,7 @@ __all__ = [
     "VLMConnectionError",
     "VLMError",
     "VLMHTTPError",
+    "VLMImagesRefused",
     "VLMNotConfigured",
     "VLMRateLimited",
     "VLMResult",

@@ -212,16 +212,21 @@ def json_candidates(text: str) -> list[Any]:
 _NOTHING = object()
 
 
+# strict=False: raw control characters (a newline, a tab) inside strings are read as
+# themselves — grammar-constrained output (llama.cpp's json_object + schema) has them
+_DECODER = json.JSONDecoder(strict=False)
+
+
 def _loads(text: str) -> Any:
     try:
-        return json.loads(text)
+        return _DECODER.decode(text)
     except (ValueError, RecursionError):
         return _NOTHING
 
 
 def _embedded(text: str) -> Iterator[Any]:
     """JSON objects/arrays that start somewhere inside ``text`` (outermost only)."""
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     i, n = 0, len(text)
     while i < n:
         if text[i] in "{[":

@@ -44,6 +44,8 @@ class PlannerParams(BaseModel):
     max_rewinds: int = Field(3, ge=0, description="How often the agent may go back to the last app-opening step when lost.")
     react_to_popups: bool = Field(True, description="Handle a pop-up that just appeared before going on with the plan.")
     reveal_scrolls: int = Field(5, ge=0, description="Scrolls (down, then up) spent looking for a missing target.")
+    repeat_silent_steps: bool = Field(False, description="Do a silent plan step (no visible effect, harmless to repeat, "
+                                                         "e.g. Save) a second time, in case the first was lost.")
     seed: int = Field(0, description="Seed of the propensity draws (combined with the goal).")
 
 
@@ -80,6 +82,7 @@ class PlannerAgent:
         self.just_rewound = False
         self._rewound_to = -1
         self.typed: Optional[tuple[str, str]] = None
+        self.repeat_pending: Optional[int] = None  # a silent step to do once more (repeat_silent_steps)
         self.events: list[str] = []
 
     def on_recovery(self, event: dict) -> None:
@@ -98,7 +101,8 @@ class PlannerAgent:
         sig = screen.signature(obs)
         step = self._decide(obs)
         a = step.action
-        if self.last_index is not None and a.action_type not in NO_EFFECT_EXPECTED and self.check is None:
+        if (self.last_index is not None and a.action_type not in NO_EFFECT_EXPECTED and self.check is None
+                and not self.plan[self.last_index].silent):  # a silent step's effect cannot be seen: nothing to check
             self.check = (sig, self.last_index)
             hit = obs.element_at(*a.point(obs.elements), clickable_only=True) if a.is_touch else None
             self.check_selected = bool(hit is not None and (hit.selected or (hit.checkable and hit.checked)))
@@ -156,6 +160,12 @@ class PlannerAgent:
         if close is not None:
             self.handled_interruption = True
             return self._tap(close, "The app is not responding; close it (it will be re-opened).", 'Tap "Close app"')
+        if self.repeat_pending is not None:
+            k, self.repeat_pending = self.repeat_pending, None
+            again, target = self._ground(self.plan[k], obs)
+            if again is not None and not (target is not None and screen.covered(obs, target)):
+                return self._emit(again, "Its effect does not show; do it once more to be sure.",
+                                  self.plan[k].describe(), plan_index=k)
         if self.i >= len(self.plan):
             return self._emit(Action(action_type="status", goal_status="complete"), "Every step of the plan is done.",
                               "Declare the task complete")
@@ -265,6 +275,8 @@ class PlannerAgent:
         idx = self.i
         self.i += 1
         self.scrolls, self.scroll_dir, self.hid_keyboard = 0, "down", False
+        if step.silent and self.params.repeat_silent_steps:
+            self.repeat_pending = idx
         if step.kind in ENTRY_KINDS:
             self.expected_pkg = None  # learnt on the next observation
         return self._emit(action, f"Next step of the plan: {step.describe()}.", step.describe(), plan_index=idx)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import hashlib
 from typing import Optional
 
+from benchmark.plan import KEYBOARD_PACKAGE_HINT as KEYBOARD_HINT
 from benchmark.plan import Target
 from ttir.lexicon import dismiss_rank, label, role_of
 from ttir.obs_cache import ObservationCache
 from ttir.types import Observation, UIElement
 
-KEYBOARD_HINT = "inputmethod"
 SYSTEM_PROCESSES = ("System UI", "Process system")  # how the ANR dialog names them
 LOADING_WORDS = ("loading", "please wait", "checking for updates", "connecting", "downloading")
 
@@ -48,13 +48,20 @@ def labels(obs: Observation) -> set[str]:
 
 
 def keyboard_open(obs: Observation) -> bool:
-    return any(KEYBOARD_HINT in e.package for e in obs.elements)
+    return any(is_keyboard(e) for e in obs.elements)
+
+
+def is_keyboard(e: UIElement) -> bool:
+    """A node of the soft keyboard's window (its keys are never a screen's buttons)."""
+    return KEYBOARD_HINT in e.package
 
 
 def buttons(obs: Observation) -> list[UIElement]:
     """Labelled touch targets, leaving out the home screen's app icons (an icon named
-    "Settings" is not an interruption's button)."""
-    return [e for e in obs.elements if e.clickable and e.enabled and e.area > 0 and label(e) and "launcher" not in e.package]
+    "Settings" is not an interruption's button) and the keyboard's keys (an "x" key is
+    not a close button)."""
+    return [e for e in obs.elements if e.clickable and e.enabled and e.area > 0 and label(e)
+            and "launcher" not in e.package and not is_keyboard(e)]
 
 
 def dismiss_buttons(obs: Observation) -> list[UIElement]:
@@ -176,18 +183,40 @@ def _is_later_window(obs: Observation, top: UIElement, e: UIElement) -> bool:
 
 
 def find_lenient(obs: Observation, target: Target) -> Optional[UIElement]:
-    """Exact match first, then by id alone, then by text alone (labels can lie)."""
+    """Exact match first, then the same words in another UI language the agent reads
+    (the goal is English, the phone may not be), then by id alone (labels can lie)."""
     from benchmark.plan import find
 
     e = find(obs, target, touchable=True)
     if e is not None:
         return e
+    for local in localized(target):
+        e = find(obs, local, touchable=True)
+        if e is not None:
+            return e
     if target.id is not None and (target.text is not None or target.desc is not None):
         by_id = Target(id=target.id, editable=target.editable)
         same = [x for x in obs.elements if by_id.matches(x) and x.enabled and x.area > 0]
         if len(same) == 1:  # a unique control whose label changed; never a row of a list
             return find(obs, by_id, touchable=True)
     return None
+
+
+def localized(target: Target) -> list[Target]:
+    """``target`` with its text and description as each UI language's string table
+    words them (what a reader of those languages looks for); only the ones that differ."""
+    from benchmark.ui.i18n import DEFAULT_LANGUAGE, languages, table
+
+    out: list[Target] = []
+    for lang in languages():
+        if lang == DEFAULT_LANGUAGE:
+            continue
+        t = table(lang)
+        text = t.translate(target.text) if target.text else target.text
+        desc = t.translate(target.desc) if target.desc else target.desc
+        if (text, desc) != (target.text, target.desc):
+            out.append(target.model_copy(update={"text": text, "desc": desc}))
+    return out
 
 
 def toggle_state(obs: Observation, target: UIElement) -> Optional[tuple[str, bool]]:

@@ -31,12 +31,22 @@ class AgentReply(BaseModel):
 
 
 class VLMAgentStats(BaseModel):
-    calls: int = 0
-    bad_replies: int = 0
+    calls: int = 0  # model calls, failed ones included (a re-ask is a second call)
+    requests: int = 0  # HTTP requests (retries, re-asks and refused probes included)
+    reasks: int = 0  # steps whose first reply did not parse and was asked again
+    bad_replies: int = 0  # steps whose reply could not be used (after the re-ask): a wait instead
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
     errors: list[str] = Field(default_factory=list)
+
+    def add(self, usage: Any) -> None:
+        self.calls += usage.model_calls
+        self.requests += usage.attempts
+        self.reasks += bool(usage.reasked)
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        self.latency_s += usage.latency_s
 
 
 class VLMAgent:
@@ -75,8 +85,11 @@ class VLMAgent:
         if self.previous is not None:
             self.history.append(StepRecord(observation=self.previous, step=note, source="recovery"))
 
-    def prompt_for(self, obs: Observation) -> tuple[str, list[Any]]:
-        screen, images = describe_screens(obs, None, include_tree=self.include_tree)
+    def prompt_for(self, obs: Observation, vision: Optional[bool] = None) -> tuple[str, list[Any]]:
+        """The prompt and images for ``obs`` (for a text-only model, ``vision=False``: the
+        accessibility tree as numbered elements and no image)."""
+        vision = getattr(self.client, "sends_images", True) if vision is None else vision
+        screen, images = describe_screens(obs, None, include_tree=self.include_tree, vision=vision)
         text = self.template.render(data_notice=self.data_notice, goal=self.goal,
                                     history=describe_history(self.history, self.history_len),
                                     screen=screen, action_space=self.action_space)
@@ -88,27 +101,29 @@ class VLMAgent:
         return step
 
     def _from_result(self, obs: Observation, result: Any) -> AgentStep:
-        u = result.usage
-        self.stats.calls += 1
-        self.stats.prompt_tokens += u.prompt_tokens
-        self.stats.completion_tokens += u.completion_tokens
-        self.stats.latency_s += u.latency_s
+        self.stats.add(result.usage)
         reply: AgentReply = result.value
         return self._record(obs, AgentStep(action=reply.action, thought=reply.thought, summary=reply.summary, raw=result.raw))
 
     def _bad(self, obs: Observation, exc: Exception) -> AgentStep:
+        if getattr(exc, "usage", None) is not None:
+            self.stats.add(exc.usage)  # type: ignore[attr-defined]
         self.stats.bad_replies += 1
         self.stats.errors.append(f"{type(exc).__name__}: {exc}"[:300])
         return self._record(obs, AgentStep(action=Action(action_type="wait", seconds=1.0),
                                            thought=f"The model's reply could not be used ({type(exc).__name__}).",
                                            summary="Wait", raw=getattr(exc, "raw", None)))
 
+    def _reasks(self) -> int:
+        return int(getattr(getattr(self.client, "config", None), "reasks_per_step", 1))
+
     def step(self, obs: Observation) -> AgentStep:
+        from ttir.deadline import model_deadline
         from ttir.vlm import VLMBadReply
 
-        text, images = self.prompt_for(obs)
         try:
-            result = self.client.complete_json(text, images, AgentReply)
+            with model_deadline(None, reasks=self._reasks()):  # a bad reply is asked again once per step
+                result = self.client.ask(lambda vision: self.prompt_for(obs, vision), AgentReply)
         except VLMBadReply as exc:
             return self._bad(obs, exc)
         return self._from_result(obs, result)
@@ -118,11 +133,12 @@ class AsyncVLMAgent(VLMAgent):
     """The same agent with ``async def step`` (for event-loop deployments and the async guard)."""
 
     async def step(self, obs: Observation) -> AgentStep:  # type: ignore[override]
+        from ttir.deadline import model_deadline
         from ttir.vlm import VLMBadReply
 
-        text, images = self.prompt_for(obs)
         try:
-            result = await self.client.acomplete_json(text, images, AgentReply)
+            with model_deadline(None, reasks=self._reasks()):
+                result = await self.client.aask(lambda vision: self.prompt_for(obs, vision), AgentReply)
         except VLMBadReply as exc:
             return self._bad(obs, exc)
         return self._from_result(obs, result)

@@ -181,15 +181,18 @@ class ChromeApp(App):
     # -- screens -----------------------------------------------------------------------------------
     def _toolbar(self, ui: UI) -> Widget:
         n = len(self.data.tabs)
+        # Chrome's toolbar is 56 dp (48 dp in landscape, where height is scarce) around a pill omnibox
+        landscape = self.device.orientation == "landscape"
         return Widget("top_bar", id="toolbar", children=[
             icon_button("home", "Open the home page", lambda: self._go_home_page(ui), id="home_button"),
             # Chrome's omnibox shows its hint only while empty (no floating label over the URL)
             field_("omnibox", "" if ui.get("omnibox", "") else "Search or type web address", id="url_bar",
-                   on_submit=lambda: self._navigate(ui, str(ui.get("omnibox", ""))), weight=1),
+                   on_submit=lambda: self._navigate(ui, str(ui.get("omnibox", ""))), weight=1, pill=True,
+                   size=15 if landscape else 16, input_type="url", ime_action="go"),
             icon_button("recents", f"{n} open tab{'s' if n != 1 else ''}, tap to switch tabs",
                         lambda: ui.push("tabs"), id="tab_switcher_button"),
             icon_button("more", "Customize and control Google Chrome", lambda: ui.open_dialog("menu"), id="menu_button"),
-        ], style={"pad": 4, "gap": 4, "min_h": 64, "align": "center"})
+        ], style={"pad": 4, "gap": 4, "min_h": 56, "align": "center"})
 
     def _go_home_page(self, ui: UI) -> None:
         tab = self.data.tab() or self._new_tab()
@@ -206,17 +209,38 @@ class ChromeApp(App):
                 field_key=lambda key, t=tab: f"web:{t.id}:{key}",
                 on_link=lambda href: self._navigate(ui, href),
             )
+            # a web page is the site's content: the phone's language does not touch it
             body = Widget("scroll", cls="android.webkit.WebView", text=doc.title, children=[render_page(doc, ctx)],
-                          style={"pad": 0, "gap": 0}, state={"key": f"web_scroll_{tab.id}"})
+                          style={"pad": 0, "gap": 0, "i18n": False}, state={"key": f"web_scroll_{tab.id}"})
+            if self._toolbar_scrolled_away(ui, tab):
+                return Screen(body=body, dialog=self._menu(ui), activity="com.google.android.apps.chrome.Main",
+                              bg="web_bg")
         return Screen(top=self._toolbar(ui), body=body, dialog=self._menu(ui),
                       activity="com.google.android.apps.chrome.Main", bg="web_bg")
+
+    def _toolbar_scrolled_away(self, ui: UI, tab: Tab) -> bool:
+        """Chrome slides its toolbar away while a page scrolls down and brings it back as
+        soon as it scrolls up (the page gets the room: what makes a page usable in landscape)."""
+        off = float(ui.get(f"web_scroll_{tab.id}", 0.0) or 0.0)
+        last = float(ui.get(f"_toolbar_offset_{tab.id}", 0.0) or 0.0)
+        hidden = bool(ui.get(f"_toolbar_hidden_{tab.id}", False))
+        if off <= 0 or off < last - 0.5:
+            hidden = False
+        elif off > last + 0.5:
+            hidden = True
+        ui.set(f"_toolbar_offset_{tab.id}", off)
+        ui.set(f"_toolbar_hidden_{tab.id}", hidden)
+        focus = self.device.focus
+        editing = focus is not None and focus.store is ui.state and focus.key == "omnibox"
+        return hidden and ui.dialog_info is None and not editing
 
     def _new_tab_page(self, ui: UI) -> Widget:
         return scroll(
             spacer(40),
             text("Google", id="logo", size=44, bold=True, color="accent", text_align="center"),
             field_("ntp_query", "Search or type web address", id="search_box_text",
-                   on_submit=lambda: self._navigate(ui, str(ui.get("ntp_query", "")))),
+                   on_submit=lambda: self._navigate(ui, str(ui.get("ntp_query", ""))), pill=True, input_type="url",
+                   ime_action="go"),
             text("Discover - Turned off", id="feed_header", size=14, color="muted"),
             id="ntp_content", pad=16, gap=16,
         )

@@ -343,9 +343,10 @@ class ClockApp(App):
         body: list[Widget] = [
             text("Enter time", id="header_title", size=14, color="muted"),
             row(
-                field_("picker_hour", "Hour", id="material_hour_text_input", size=28, weight=1),
+                field_("picker_hour", "Hour", id="material_hour_text_input", size=28, weight=1, input_type="number"),
                 text(":", size=28),
-                field_("picker_minute", "Minute", id="material_minute_text_input", size=28, weight=1),
+                field_("picker_minute", "Minute", id="material_minute_text_input", size=28, weight=1,
+                       input_type="number"),
                 gap=8,
             ),
         ]
@@ -399,7 +400,7 @@ class ClockApp(App):
             return button(label, lambda: press(label), id=f"timer_setup_digit_{label}", variant="tonal", weight=1, size=22)
 
         keys: list[Widget] = [key(str(d)) for d in range(1, 10)] + [key("00"), key("0")]
-        keys.append(column(icon_button("back", "Delete", delete, id="timer_setup_delete"), align="center", weight=1))
+        keys.append(column(icon_button("backspace", "Delete", delete, id="timer_setup_delete"), align="center", weight=1))
         display = text(f"{h:02d}h {m:02d}m {s:02d}s", id="timer_setup_time", size=40, text_align="center",
                        color="accent" if entered else "muted")
         display.desc = f"{h} hours, {m} minutes, {s} seconds"

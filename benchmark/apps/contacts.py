@@ -59,6 +59,7 @@ FORM_FIELDS = (
     ("company", "Company"),
     ("email", "Email"),
 )
+INPUT_TYPES = {"phone": "phone", "email": "email"}  # the keyboard each field opens
 
 
 class ContactsApp(App):
@@ -111,7 +112,8 @@ class ContactsApp(App):
                 ui.replace("detail", cid=c.id)
             ui.toast("Contact saved")
 
-        fields = [field_(key, hint, id=f"{key}_name" if key in ("first", "last") else key, label_space=True)
+        fields = [field_(key, hint, id=f"{key}_name" if key in ("first", "last") else key, label_space=True,
+                         input_type=INPUT_TYPES.get(key, "text"))
                   for key, hint in FORM_FIELDS]
         return Screen(
             top=top_bar(

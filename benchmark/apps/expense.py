@@ -364,7 +364,7 @@ class ExpenseApp(App):
                         actions=[icon_button("close", "Close", ui.pop, id="btn_entry_close")]),
             body=scroll(
                 field_("name", "Name", id="edt_name"),
-                field_("amount", "Amount", id="edt_amount"),
+                field_("amount", "Amount", id="edt_amount", input_type="number"),
                 text("Category", id="tv_category_label", size=14, color="muted"),
                 grid(cells, columns, id="rv_category", cell_h=72, gap=8),
                 field_("note", "Note", id="edt_note"),

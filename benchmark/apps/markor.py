@@ -206,11 +206,25 @@ class MarkorApp(App):
                 icon_button("check", "Save", lambda: self._save(ui), id="action_save"),
             ]),
             body=scroll(
-                field_("content", "", id=EDITOR_ID, multiline=True, min_lines=10, size=16),
-                id="document__fragment__edit__scroll", pad=8,
+                field_("content", "", id=EDITOR_ID, multiline=True, min_lines=18, size=16, plain=True,
+                       highlight="markdown"),
+                id="document__fragment__edit__scroll", pad=0,
             ),
+            bottom=self._text_actions(ui),
             activity=".activity.DocumentActivity",
         )
+
+    @staticmethod
+    def _text_actions(ui: UI) -> Widget:
+        """Markor's formatting bar under the editor (the markdown text actions)."""
+        actions = [("[ ]", "Checkbox"), ("B", "Bold"), ("I", "Italic"), ("H", "Header"), ("•", "Unordered list"),
+                   ("1.", "Ordered list"), ("</>", "Code"), ("“", "Quote")]
+        return row(*[Widget("column", cls="android.widget.ImageView", desc=desc, on_click=lambda: None,
+                            children=[text(glyph, size=17, bold=glyph in ("B", "H"), color="muted", text_align="center",
+                                           a11y=False)],
+                            style={"weight": 1, "min_h": 44, "align": "center", "pad": 10})
+                     for glyph, desc in actions],
+                   id="document__fragment__edit__text_actions_bar", gap=0, bg="surface", emit=True)
 
     def _save(self, ui: UI) -> None:
         path = ui.params["path"]

@@ -123,7 +123,7 @@ class RecipesApp(App):
         if searching:
             bar = Widget("top_bar", id="toolbar_recipes", style={"pad": 4, "gap": 4, "min_h": 64, "align": "center"},
                          children=[icon_button("back", "Collapse", lambda: self._close_search(ui), id="navigate_up"),
-                                   field_("query", "Search", id="search_src_text", weight=1)])
+                                   field_("query", "Search", id="search_src_text", weight=1, ime_action="search")])
         else:
             bar = top_bar("All recipes", id="toolbar_recipes",
                           actions=[icon_button("search", "Search", lambda: ui.set("searching", True), id="action_search")])

@@ -1,4 +1,4 @@
-"""AdbDevice: a real phone or emulator behind the Device protocol (see DESIGN.md § Device protocol).
+"""AdbDevice: a real phone or emulator behind the Device protocol (see docs/architecture.md § Device protocol).
 
 Observation = ``screencap`` + ``uiautomator dump`` + the foreground activity
 from ``dumpsys``; actions = ``input`` commands (adb_actions.py); the state

@@ -236,6 +236,21 @@ def settings_delete(namespace: str, key: str) -> str:
     return f"settings delete {namespace} {key}"
 
 
+NAVBAR_OVERLAYS = {  # the overlays that switch Android's navigation mode (Settings > System > Navigation)
+    "0": "com.android.internal.systemui.navbar.threebutton",
+    "1": "com.android.internal.systemui.navbar.twobutton",
+    "2": "com.android.internal.systemui.navbar.gestural",
+}
+
+
+def navigation_overlay(mode: str) -> str:
+    """Switch navigation to ``mode`` (secure ``navigation_mode``: 0 three-button, 1 two-button,
+    2 gestures) by enabling its overlay exclusively, as the Settings app does."""
+    if mode not in NAVBAR_OVERLAYS:
+        raise ValueError(f"navigation_mode={mode!r} must be one of {', '.join(NAVBAR_OVERLAYS)}")
+    return f"cmd overlay enable-exclusive --category {NAVBAR_OVERLAYS[mode]}"
+
+
 WM_SIZE = "wm size"
 WM_DENSITY = "wm density"
 NIGHT_MODE = "cmd uimode night"

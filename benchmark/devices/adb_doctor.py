@@ -26,7 +26,8 @@ CHECKS: dict[str, str] = {
     "settings writable": "`settings put system` works for the shell user",
     **{f"knob {k}": f"the {k} state knob can be set, read back and restored" for k in SETTING_NAMES},
 }
-NOT_NEEDED = {"foreground app", "leftover settings", "android", "knob date_format"}
+NOT_NEEDED = {"foreground app", "leftover settings", "android", "knob date_format", "knob locale",
+              "knob navigation_mode"}
 Status = Literal["ok", "warn", "fail", "skip"]
 
 
@@ -64,6 +65,8 @@ def probe_value(knob: str, current: DeviceSettings) -> Any:
         "time_format": (24, 12),
         "date_format": ("EU", "US"),
         "brightness": (60, 200),
+        "navigation_mode": ("gesture", "three_button"),
+        "locale": ("es-ES", "en-US"),
     }
     first, second = options[knob]
     return second if getattr(current, knob) == first else first

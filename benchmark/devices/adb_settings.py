@@ -33,7 +33,8 @@ SYSTEM_SETTINGS = (
     "screen_brightness_mode",
     "screen_brightness",
 )
-STATES = (*SYSTEM_SETTINGS, "wm_density", "wm_size", "night_mode")
+SECURE_SETTINGS = ("navigation_mode",)
+STATES = (*SYSTEM_SETTINGS, "system_locales", *SECURE_SETTINGS, "wm_density", "wm_size", "night_mode")
 
 KNOB_STATES: dict[str, tuple[str, ...]] = {
     "font_scale": ("font_scale",),
@@ -44,12 +45,17 @@ KNOB_STATES: dict[str, tuple[str, ...]] = {
     "time_format": ("time_12_24",),
     "date_format": ("date_format",),
     "brightness": ("screen_brightness_mode", "screen_brightness"),
+    "navigation_mode": ("navigation_mode",),
+    "locale": ("system_locales",),
 }
+NAVIGATION_MODES = {"three_button": "0", "gesture": "2"}
 
 DATE_PATTERNS = {"US": "MM/dd/yyyy", "EU": "dd/MM/yyyy"}
 BEST_EFFORT = {
     "date_format": "Android 8 and later format dates from the locale and ignore the date_format setting; "
     "it is written (and restored) but has no visible effect there",
+    "locale": "system_locales is written (and restored); apps pick the new language up when they restart, "
+    "and some builds only after a reboot",
 }
 
 
@@ -73,14 +79,16 @@ class Display:
 
 
 def read_command(state: str) -> str:
-    if state in SYSTEM_SETTINGS:
+    if state in SYSTEM_SETTINGS or state == "system_locales":
         return cmd.settings_get("system", state)
+    if state in SECURE_SETTINGS:
+        return cmd.settings_get("secure", state)
     return {"wm_density": cmd.WM_DENSITY, "wm_size": cmd.WM_SIZE, "night_mode": cmd.NIGHT_MODE}[_known(state)]
 
 
 def parse_state(state: str, output: str) -> Optional[str]:
     """A state's raw value from its read command's output (ValueError if unreadable)."""
-    if state in SYSTEM_SETTINGS:
+    if state in SYSTEM_SETTINGS or state in SECURE_SETTINGS or state == "system_locales":
         return parse_setting(output)
     if state == "wm_density":
         return _opt_str(parse_wm_density(output)[1])
@@ -94,8 +102,10 @@ def parse_state(state: str, output: str) -> Optional[str]:
 
 def write_command(state: str, raw: Optional[str]) -> str:
     """The command that sets a state to ``raw`` (``None``: unset / reset the override)."""
-    if state in SYSTEM_SETTINGS:
+    if state in SYSTEM_SETTINGS or state == "system_locales":
         return cmd.settings_delete("system", state) if raw is None else cmd.settings_put("system", state, raw)
+    if state == "navigation_mode":  # a read-only mirror of the active navbar overlay: switch the overlay
+        return cmd.navigation_overlay(raw or "0")
     if state == "wm_density":
         return cmd.wm_density(None if raw is None else int(raw))
     if state == "wm_size":
@@ -154,6 +164,10 @@ def knob_targets(knob: str, value: Any, display: Display) -> dict[str, Optional[
         return {"date_format": DATE_PATTERNS[value]}
     if knob == "brightness":
         return {"screen_brightness_mode": "0", "screen_brightness": str(int(value))}
+    if knob == "navigation_mode":
+        return {"navigation_mode": NAVIGATION_MODES[value]}
+    if knob == "locale":
+        return {"system_locales": str(value)}
     raise ValueError(f"knob={knob!r} is not a device setting; known: {', '.join(KNOB_STATES)}")
 
 
@@ -190,6 +204,10 @@ def settings_from_states(states: dict[str, Optional[str]], display: Display) -> 
     d["time_format"] = 24 if states.get("time_12_24") == "24" else 12
     d["date_format"] = "EU" if (states.get("date_format") or "").lower().startswith("dd") else "US"
     d["brightness"] = int(_clamp(_number(states.get("screen_brightness"), 102), 0, 255))
+    d["navigation_mode"] = "gesture" if states.get("navigation_mode") == "2" else "three_button"
+    loc = (states.get("system_locales") or "").split(",")[0]
+    if re.fullmatch(r"[a-z]{2,3}(-[A-Z]{2})?", loc):
+        d["locale"] = loc
     return DeviceSettings(**d)
 
 

@@ -1,17 +1,17 @@
-"""A deterministic simulated clock with locale-aware formatting."""
+"""A deterministic simulated clock with locale-aware formatting (month and day
+names, date orders and AM/PM words come from the UI language's table:
+``benchmark/data/locale/<lang>.yaml``)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Callable
+from typing import Any, Callable
 
 from benchmark.device import DeviceSettings
+from benchmark.ui.i18n import DEFAULT_LANGUAGE, language_of, languages, table
 
 # AndroidWorld pins the emulator date; so do we (a Sunday afternoon).
 EPOCH = dt.datetime(2023, 10, 15, 15, 34, 0)
-
-_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-_DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
 
 class SimClock:
@@ -31,20 +31,35 @@ class SimClock:
     def now(self) -> dt.datetime:
         return self.start + dt.timedelta(seconds=self.elapsed)
 
+    # -- formatting ----------------------------------------------------------------------
+    def _dates(self) -> dict[str, Any]:
+        lang = language_of(self._settings().locale)
+        own = table(lang if lang in languages() else DEFAULT_LANGUAGE).dates
+        base = table(DEFAULT_LANGUAGE).dates
+        return {**base, **own}
+
+    def _fields(self, d: dt.date, dates: dict[str, Any]) -> dict[str, Any]:
+        return {"weekday": dates["weekdays"][d.weekday()], "day": d.day, "day2": f"{d.day:02d}",
+                "month": dates["months"][d.month - 1], "month_num": d.month, "month2": f"{d.month:02d}", "year": d.year}
+
+    def _pattern(self, dates: dict[str, Any], key: str) -> str:
+        p = dates[key]
+        return p[self._settings().date_format] if isinstance(p, dict) else p
+
     def fmt_time(self, t: dt.datetime, *, suffix: bool = True) -> str:
         if self._settings().time_format == 24:
             return f"{t.hour:02d}:{t.minute:02d}"
         h = t.hour % 12 or 12
-        return f"{h}:{t.minute:02d}" + (f" {'AM' if t.hour < 12 else 'PM'}" if suffix else "")
+        if not suffix:
+            return f"{h}:{t.minute:02d}"
+        dates = self._dates()
+        ampm = dates["am"] if t.hour < 12 else dates["pm"]
+        return dates["time12"].format(hour=h, minute2=f"{t.minute:02d}", ampm=ampm)
 
     def fmt_date(self, d: dt.date, *, short: bool = False) -> str:
-        us = self._settings().date_format == "US"
-        if short:
-            return f"{d.month:02d}/{d.day:02d}/{d.year}" if us else f"{d.day:02d}/{d.month:02d}/{d.year}"
-        if us:
-            return f"{_MONTHS[d.month - 1]} {d.day}, {d.year}"
-        return f"{d.day} {_MONTHS[d.month - 1]} {d.year}"
+        dates = self._dates()
+        return self._pattern(dates, "short" if short else "long").format(**self._fields(d, dates))
 
     def fmt_weekday(self, d: dt.date) -> str:
-        us = self._settings().date_format == "US"
-        return f"{_DAYS[d.weekday()]}, {_MONTHS[d.month - 1]} {d.day}" if us else f"{_DAYS[d.weekday()]} {d.day} {_MONTHS[d.month - 1]}"
+        dates = self._dates()
+        return self._pattern(dates, "weekday").format(**self._fields(d, dates))

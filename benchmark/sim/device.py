@@ -12,18 +12,22 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from loguru import logger
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from benchmark.apps.base import App
 from benchmark.device import ActionError, DeviceSettings, check_settings
 from benchmark.sim import system
 from benchmark.sim.clock import SimClock
+from benchmark.sim.keyboard import SoftKeyboard
+from benchmark.sim.launcher import launcher
 from benchmark.sim.storage import Storage
 from benchmark.sim.system import LAUNCHER, SYSTEMUI, IME, Notification, SystemState
+from benchmark.ui import tokens
 from benchmark.ui.a11y import export
-from benchmark.ui.layout import Box, Node, lay, lay_screen, lay_scroll
-from benchmark.ui.metrics import Metrics, font
-from benchmark.ui.render import Painter, slider_track
+from benchmark.ui.i18n import DEFAULT_LANGUAGE, language_of, languages, localize, localize_screen, translate
+from benchmark.ui.layout import Box, Node, _shift, lay, lay_screen, lay_scroll
+from benchmark.ui.metrics import Metrics
+from benchmark.ui.render import Painter, draw_toast, slider_track, wallpaper
 from benchmark.ui.theme import palette
 from benchmark.ui.widgets import Screen, Widget
 from ttir.types import Action, Observation, UIElement
@@ -43,6 +47,8 @@ class Window:
     activity: str = ""
     on_outside: Optional[Callable[[], Any]] = None
     accent: Optional[tuple[int, int, int]] = None
+    wallpaper: bool = False  # drawn over the wallpaper, which also shows through the system bars
+    bar: bool = False  # a transparent system bar: shows the colour of the window beside it
 
 
 @dataclass(eq=False)
@@ -53,6 +59,8 @@ class Frame:
     metrics: Metrics
     size: tuple[int, int]
     foreground: str
+    bars: system.Bars
+    area: Box  # the app window (above the keyboard, between the system bars)
 
 
 @dataclass
@@ -61,6 +69,9 @@ class _Focus:
     key: str
     multiline: bool = False
     on_submit: Optional[Callable[[], Any]] = None
+    input_type: str = "text"
+    ime_action: str = ""
+    password: bool = False
 
 
 @dataclass
@@ -71,7 +82,7 @@ class _Stores:
 
 
 class SimDevice:
-    """The embedded default device. See DESIGN.md § Device protocol."""
+    """The embedded default device. See docs/architecture.md § Device protocol."""
 
     def __init__(
         self,
@@ -102,6 +113,7 @@ class SimDevice:
         self.recents: list[str] = []
         self.overlay: Optional[str] = None  # "shade" | "recents"
         self.focus: Optional[_Focus] = None
+        self.keyboard = SoftKeyboard(self)
         self._reveal_focus = False
         self.stores = _Stores()
         self.actions = 0
@@ -125,6 +137,9 @@ class SimDevice:
         """Change device settings (font_scale, density_scale, size_scale, dark_theme,
         orientation, time_format, date_format, brightness)."""
         check_settings(settings)
+        if "locale" in settings and language_of(settings["locale"]) not in languages():
+            raise ValueError(f"locale={settings['locale']!r}: the simulated phone has no strings in that language; "
+                             f"languages: {', '.join(languages())} (benchmark/data/locale/)")
         data = self._settings.model_dump()
         data.update(settings)
         self._settings = DeviceSettings(**data)
@@ -341,8 +356,10 @@ class SimDevice:
             return self._frame_cache
         m = self.metrics()
         W, H = m.width, m.height
-        sb = m.dp(system.STATUS_BAR_DP)
-        nb = m.dp(system.NAV_BAR_DP)
+        bars = system.bars(m, self._settings.orientation, self._settings.navigation_mode)
+        lang = language_of(self._settings.locale)
+        app_area = bars.app
+        x0, sb, x1, app_bottom = app_area
         windows: list[Window] = []
 
         # the main window's widgets first: they decide whether the keyboard shows
@@ -351,25 +368,27 @@ class SimDevice:
         app: Optional[App] = None
         if self.overlay == "recents":
             main_kind = "recents"
-            widget = system.recents(self)
             focus_here = False
         elif self.foreground_pkg is not None:
             main_kind = "app"
             app = self.apps[self.foreground_pkg]
             screen = app.build()
             focus_here = self._prepare_fields((screen.top, screen.body, screen.bottom, screen.dialog), app.route.state)
+            localize_screen(screen, lang)
         else:
             main_kind = "launcher"
-            widget = system.launcher(self)
             focus_here = False
         if self.focus is not None and not focus_here:
             self.focus = None  # the focused field left the screen: the keyboard hides
         kb_node = None
-        kb_h = 0
+        area: Box = app_area
+        ime_nav = bars.gesture  # with gesture navigation the IME draws its own Back / switcher bar
         if self.focus is not None and self.overlay is None:
-            kb_node = lay(system.keyboard(self), m, 0, 0, W)
+            kb_node = lay(self._localized(self.keyboard.widget(with_nav=ime_nav), lang), m, x0, 0, x1 - x0)
             kb_h = kb_node.bounds[3] - kb_node.bounds[1]
-        area: Box = (0, sb, W, H - nb - kb_h)
+            kb_bottom = H if ime_nav else app_bottom
+            _shift(kb_node, 0, kb_bottom - kb_h)
+            area = (x0, sb, x1, kb_bottom - kb_h)
         root_w = Widget("column", cls="android.widget.FrameLayout")
         if main_kind == "app" and screen is not None and app is not None:
             root = lay_screen(screen, m, area, app.route.state, root_w)
@@ -382,37 +401,37 @@ class SimDevice:
                 on_outside = (lambda a=app, u=ui: a.dialog_cancelable(u) and u.close_dialog())
             windows.append(Window("app", app.package, root, bg=screen.bg, activity=screen.activity,
                                   on_outside=on_outside, accent=app.accent))
-        else:
-            store = self.stores.recents if main_kind == "recents" else self.stores.launcher
+        elif main_kind == "recents":
+            widget = self._localized(system.recents(self), lang)
             root = Node(root_w, area)
-            body = widget.children[0] if main_kind == "recents" else widget
-            if main_kind == "recents":
-                sc = lay_scroll(body, m, (0, sb, W, H - nb - m.dp(72)), store)
-                actions = lay(widget.children[1], m, 0, H - nb - m.dp(64), W)
-                root.children = [sc, actions]
-                bg = "launcher_bg"
-            else:
-                root.children = [lay(widget, m, 0, sb, W)]
-                root.children[0].bounds = area
-                bg = "launcher_bg"
-            windows.append(Window(main_kind, LAUNCHER, root, bg=bg, activity=".NexusLauncherActivity"))
+            sc = lay_scroll(widget.children[0], m, (x0, sb, x1, app_bottom - m.dp(72)), self.stores.recents)
+            actions = lay(widget.children[1], m, x0, app_bottom - m.dp(64), x1 - x0)
+            root.children = [sc, actions]
+            windows.append(Window("recents", LAUNCHER, root, activity=".NexusLauncherActivity", wallpaper=True))
+        else:
+            root = Node(root_w, area)
+            home = lay(self._localized(launcher(self, area, m), lang), m, x0, sb, x1 - x0)
+            home.bounds = area
+            root.children = [home]
+            windows.append(Window("launcher", LAUNCHER, root, activity=".NexusLauncherActivity", wallpaper=True))
         if kb_node is not None:
-            from benchmark.ui.layout import _shift
-
-            _shift(kb_node, 0, H - nb - kb_h)
-            kroot = Node(Widget("column", cls="android.widget.FrameLayout", id="input_area"), kb_node.bounds, children=[kb_node])
+            kroot = Node(Widget("column", cls="android.widget.FrameLayout"), kb_node.bounds, children=[kb_node])
             windows.append(Window("keyboard", IME, kroot))
         if self.overlay == "shade":
-            sw = system.shade(self)
-            sroot = Node(Widget("column", cls="android.widget.FrameLayout"), (0, sb, W, H - nb))
-            sroot.children = [lay_scroll(sw.children[0], m, (0, sb, W, H - nb), self.stores.shade)]
+            sw = self._localized(system.shade(self), lang)
+            sroot = Node(Widget("column", cls="android.widget.FrameLayout"), app_area)
+            sroot.children = [lay_scroll(sw.children[0], m, app_area, self.stores.shade)]
             windows.append(Window("shade", SYSTEMUI, sroot, bg="shade_bg", modal=True, on_outside=self._close_overlay))
-        status = lay(system.status_bar(self), m, 0, 0, W)
-        status.bounds = (0, 0, W, sb)
-        windows.append(Window("status", SYSTEMUI, Node(Widget("column", cls="android.widget.FrameLayout"), (0, 0, W, sb), children=[status])))
-        nav = lay(system.nav_bar(self), m, 0, H - nb, W)
-        nav.bounds = (0, H - nb, W, H)
-        windows.append(Window("nav", SYSTEMUI, Node(Widget("column", cls="android.widget.FrameLayout"), (0, H - nb, W, H), children=[nav])))
+        status = lay(self._localized(system.status_bar(self), lang), m, bars.status[0], 0, bars.status[2] - bars.status[0])
+        status.bounds = bars.status
+        windows.append(Window("status", SYSTEMUI, Node(Widget("column", cls="android.widget.FrameLayout"), bars.status,
+                                                       children=[status]), bar=True))
+        if not (kb_node is not None and ime_nav):  # else the keyboard's own bar covers it
+            nx1, ny1, nx2, ny2 = bars.nav
+            nav = lay(self._localized(system.nav_bar(self, bars, m, kb_node is not None), lang), m, nx1, ny1, nx2 - nx1)
+            nav.bounds = bars.nav
+            windows.append(Window("nav", SYSTEMUI, Node(Widget("column", cls="android.widget.FrameLayout"), bars.nav,
+                                                        children=[nav]), bar=True))
 
         elements, nodes = export([(w.root, w.package) for w in windows])
         if main_kind == "app" and app is not None:
@@ -420,10 +439,16 @@ class SimDevice:
             fg = f"{app.package}/{app.package + act if act.startswith('.') else act}"
         else:
             fg = f"{LAUNCHER}/com.android.launcher3.uioverrides.QuickstepLauncher"
-        if self.overlay == "shade":
-            fg = fg  # the app stays foreground under the shade, as on Android
-        self._frame_cache = Frame(windows, elements, nodes, m, (W, H), fg)
+        # (the app stays foreground under the shade, as on Android)
+        self._frame_cache = Frame(windows, elements, nodes, m, (W, H), fg, bars, area)
         return self._frame_cache
+
+    @staticmethod
+    def _localized(widget: Widget, language: str) -> Widget:
+        """``widget`` with its strings in the UI language (see benchmark/ui/i18n.py)."""
+        if language != DEFAULT_LANGUAGE:
+            localize(widget, language)
+        return widget
 
     def _close_overlay(self) -> None:
         self.overlay = None
@@ -452,23 +477,31 @@ class SimDevice:
     def render(self, frame: Optional[Frame] = None) -> Image.Image:
         frame = frame or self._frame()
         dark = self._settings.dark_theme
-        img = Image.new("RGB", frame.size, palette(dark)["bg"])
-        for win in frame.windows:
+        # the frame starts as the first window's background (a full-screen fill saved per frame)
+        first = frame.windows[0]
+        if first.wallpaper:
+            img = wallpaper(frame.size, dark).copy()
+        elif first.bg:
+            img = Image.new("RGB", frame.size, Painter.color(palette(dark, first.accent), first.bg))
+        else:
+            img = Image.new("RGB", frame.size, palette(dark)["bg"])
+        on_wallpaper = False
+        for k, win in enumerate(frame.windows):
             pal = palette(dark, win.accent)
             p = Painter(img, frame.metrics, pal)
+            if win.wallpaper:
+                if k:
+                    img.paste(wallpaper(frame.size, dark))
+                on_wallpaper = True
+            if win.bar and not on_wallpaper:
+                p.d.rectangle(win.root.bounds, fill=img.getpixel(_beside(win.root.bounds, frame.size)))
             if win.bg:
-                p.d.rectangle(win.root.bounds, fill=p.c(win.bg))
+                if k:
+                    p.d.rectangle(win.root.bounds, fill=p.c(win.bg))
+                on_wallpaper = False  # an opaque window (the shade) now shows through the bars
             p.node(win.root)
         if self._toast:
-            m = frame.metrics
-            f = font(m.sp(14))
-            tw = int(f.getlength(self._toast))
-            W, H = frame.size
-            x1 = (W - tw) // 2 - m.dp(16)
-            y1 = H - m.dp(system.NAV_BAR_DP) - m.dp(96)
-            d = ImageDraw.Draw(img)
-            d.rounded_rectangle((x1, y1, x1 + tw + m.dp(32), y1 + m.dp(40)), radius=m.dp(20), fill=(60, 60, 64))
-            d.text((x1 + m.dp(16), y1 + m.dp(10)), self._toast, font=f, fill=(240, 240, 240))
+            draw_toast(img, frame.metrics, translate(self._settings.locale, self._toast), frame.area[3])
         return img
 
     # ------------------------------------------------------------------ execute
@@ -531,6 +564,32 @@ class SimDevice:
         self.clock.advance(seconds)
         self._invalidate()
 
+    def _gesture(self, frame: Frame, x: int, y: int, dx: int, dy: int, duration_ms: Optional[int]) -> bool:
+        """Gesture navigation: an inward swipe from a side edge is Back; a swipe up from
+        the bottom edge goes home (held, it opens recents). Returns whether it was one."""
+        m = frame.metrics
+        W, H = frame.size
+        inset = m.dp(tokens.BACK_GESTURE_INSET)
+        if abs(dx) > abs(dy) and abs(dx) >= m.dp(tokens.TOUCH) and ((x <= inset and dx > 0) or (x >= W - inset and dx < 0)):
+            self.press_back()
+            return True
+        if y >= frame.bars.nav[1] - m.dp(8) and -dy >= m.dp(tokens.TOUCH) and abs(dy) > abs(dx):
+            if (duration_ms or 0) >= 600:
+                self.open_recents()
+            else:
+                self.go_home()
+            return True
+        return False
+
+    def idle(self, action: Optional[Action] = None) -> None:
+        """Let the time ``action`` takes pass without performing it (what a perturbation
+        layer calls for an action it swallowed: the clock keeps running)."""
+        seconds = ACTION_SECONDS
+        if action is not None and action.action_type == "wait":
+            seconds += float(action.seconds if action.seconds is not None else 1.0)
+        self.clock.advance(seconds)
+        self._invalidate()
+
     def _point(self, action: Action, frame: Frame) -> tuple[int, int]:
         W, H = frame.size
         if action.index is not None:
@@ -577,7 +636,10 @@ class SimDevice:
             store = w.state.get("store")
             if store is None:
                 return
-            self.focus = _Focus(store, w.state["key"], bool(w.style.get("multiline")), w.on_submit)
+            self.focus = _Focus(store, w.state["key"], bool(w.style.get("multiline")), w.on_submit,
+                                input_type=str(w.state.get("input_type") or "text"),
+                                ime_action=str(w.state.get("ime_action") or ""), password=bool(w.state.get("password")))
+            self.keyboard.reset(self.focus.input_type)
             self._reveal_focus = True
         elif w.kind == "slider":
             lo, hi = float(w.state.get("lo", 0)), float(w.state.get("hi", 1))
@@ -650,9 +712,11 @@ class SimDevice:
             if not (0 <= px < W and 0 <= py < H):
                 raise ActionError(action, f"swipe point ({px}, {py}) is off-screen; the screen is {W}x{H}")
         (x1, y1), (x2, y2) = pts  # type: ignore[misc]
-        dy = y2 - y1  # type: ignore[operator]
+        dx, dy = x2 - x1, y2 - y1  # type: ignore[operator]
         m = frame.metrics
-        sb = m.dp(system.STATUS_BAR_DP)
+        sb = m.dp(tokens.STATUS_BAR)
+        if frame.bars.gesture and self._gesture(frame, x1, y1, dx, dy, action.duration_ms):  # type: ignore[arg-type]
+            return
         if y1 <= sb * 2 and dy > H * 0.15 and self.overlay != "shade":  # type: ignore[operator]
             self.open_shade()
             return
@@ -670,26 +734,26 @@ class SimDevice:
             self._scroll_by(node, -dy / m.px_per_dp)
 
 
+def _beside(bar: Box, size: tuple[int, int]) -> tuple[int, int]:
+    """A pixel of the window next to a system bar (what shows through it)."""
+    x1, y1, x2, y2 = bar
+    w, h = size
+    if y1 <= 0 and y2 < h:  # the status bar: the app's top edge
+        return (min(w - 1, x1 + 2), min(h - 1, y2))
+    if x1 > 0:  # a side navigation bar: the app's right edge, low down
+        return (x1 - 1, h - 2)
+    return (min(w - 1, x1 + 2), max(0, y1 - 1))  # a bottom navigation bar: the app's bottom edge
+
+
 def _reveal(root: Node, state: dict[str, Any], m: Metrics) -> bool:
     """Scroll the focused field into view, as Android does when an EditText gains
     focus or receives text; return whether an offset changed."""
 
-    def find(n: Node, scroller: Optional[Node]) -> Optional[tuple[Node, Node]]:
-        if n.widget.kind == "field" and n.widget.state.get("focused"):
-            return (n, scroller) if scroller is not None else None
-        inner = n if n.widget.kind == "scroll" else scroller
-        for c in n.children:
-            r = find(c, inner)
-            if r is not None:
-                return r
-        return None
-
-    hit = find(root, None)
-    if hit is None:
+    sc = next((n for n in root.walk() if n.widget.kind == "scroll" and n.meta.get("focused_bounds")), None)
+    if sc is None:
         return False
-    field, sc = hit
     vy1, vy2 = sc.vis[1], sc.vis[3]
-    fy1, fy2 = field.bounds[1], field.bounds[3]
+    fy1, fy2 = sc.meta["focused_bounds"][1], sc.meta["focused_bounds"][3]
     margin = m.dp(8)
     if fy1 >= vy1 and fy2 <= vy2:
         return False

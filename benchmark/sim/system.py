@@ -1,11 +1,17 @@
-"""System UI of the simulated phone: status bar, navigation bar, launcher,
-recents, notification shade with quick settings, and the soft keyboard."""
+"""System UI of the simulated phone: the system bars (where they go for the
+orientation and navigation mode), the status bar, the navigation bar, recents and
+the notification shade with quick settings. The home screen is
+:mod:`benchmark.sim.launcher`, the soft keyboard :mod:`benchmark.sim.keyboard`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+from benchmark.sim.keyboard import IME
+from benchmark.ui import tokens
+from benchmark.ui.layout import Box
+from benchmark.ui.metrics import Metrics
 from benchmark.ui.widgets import (
     Widget,
     button,
@@ -14,7 +20,6 @@ from benchmark.ui.widgets import (
     image,
     row,
     scroll,
-    slider,
     spacer,
     text,
 )
@@ -24,10 +29,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SYSTEMUI = "com.android.systemui"
 LAUNCHER = "com.google.android.apps.nexuslauncher"
-IME = "com.google.android.inputmethod.latin"
+CARRIER = "T-Mobile"  # the emulator's network operator name
+BATTERY_PERCENT = 100  # the emulator's battery: always full and charging-free
 
-STATUS_BAR_DP = 28
-NAV_BAR_DP = 48
+__all__ = ["IME", "LAUNCHER", "SYSTEMUI", "Bars", "Notification", "SystemState", "bars", "nav_bar", "recents",
+           "shade", "status_bar"]
 
 
 @dataclass
@@ -53,67 +59,97 @@ class SystemState:
     notifications: list[Notification] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Bars:
+    """Where the system bars are for one screen configuration (pixels)."""
+
+    size: tuple[int, int]
+    status: Box
+    nav: Box
+    side: bool  # three-button navigation on the right edge (a phone in landscape)
+    gesture: bool  # gesture navigation: a thin strip with the pill, no buttons
+
+    @property
+    def app(self) -> Box:
+        """The window area between the bars."""
+        w, h = self.size
+        if self.side:
+            return (0, self.status[3], self.nav[0], h)
+        return (0, self.status[3], w, self.nav[1])
+
+
+def bars(m: Metrics, orientation: str, navigation_mode: str) -> Bars:
+    """Android's system-bar geometry: the status bar on top; three-button navigation at
+    the bottom in portrait and on the right side in landscape (phones keep it at the
+    device's physical bottom); gesture navigation a thin strip at the bottom in both."""
+    w, h = m.width, m.height
+    sb = m.dp(tokens.STATUS_BAR)
+    if navigation_mode == "gesture":
+        return Bars((w, h), (0, 0, w, sb), (0, h - m.dp(tokens.NAV_BAR_GESTURE), w, h), side=False, gesture=True)
+    if orientation == "landscape":
+        nw = m.dp(tokens.NAV_BAR_SIDE)
+        return Bars((w, h), (0, 0, w - nw, sb), (w - nw, 0, w, h), side=True, gesture=False)
+    return Bars((w, h), (0, 0, w, sb), (0, h - m.dp(tokens.NAV_BAR), w, h), side=False, gesture=False)
+
+
 def status_bar(dev: "SimDevice") -> Widget:
+    """Clock on the left; signal, Wi-Fi and battery on the right (ids and descriptions as
+    SystemUI reports them). Transparent: the window beneath shows through."""
     now = dev.clock.now()
     s = dev.system
-    icons = []
-    if s.wifi and not s.airplane:
-        icons.append(image("wifi", desc="Wifi signal full.", size=16, color="text", id="wifi_signal"))
+    size = tokens.STATUS_ICON
+    icons: list[Widget] = []
     if s.airplane:
-        icons.append(image("plane", desc="Airplane mode.", size=16, color="text", id="airplane"))
+        icons.append(image("plane", desc="Airplane mode.", size=size, color="text", id="airplane"))
+    else:
+        icons.append(Widget("row", id="mobile_combo", cls="android.widget.FrameLayout", desc=f"{CARRIER}, signal full.",
+                            children=[image("signal", size=size, color="text", id="mobile_signal")], style={"gap": 0}))
+    if s.wifi and not s.airplane:
+        icons.append(Widget("row", id="wifi_combo", cls="android.widget.FrameLayout",
+                            children=[image("wifi_filled", desc="Wifi signal full.", size=size, color="text", id="wifi_signal")],
+                            style={"gap": 0}))
     if s.bluetooth:
-        icons.append(image("bluetooth", desc="Bluetooth on.", size=16, color="text", id="bluetooth"))
+        icons.append(image("bluetooth", desc="Bluetooth on.", size=size, color="text", id="bluetooth"))
+    if s.dnd:
+        icons.append(image("dnd", desc="Do Not Disturb.", size=size, color="text", id="dnd"))
     return row(
         text(dev.clock.fmt_time(now, suffix=False), id="clock", size=14, color="text"),
         column(weight=1),
-        *icons,
-        text("100%", id="battery", size=13, color="text"),
-        id="status_bar", pad=6, gap=6, bg="status_bg", min_h=STATUS_BAR_DP,
+        row(*icons, id="statusIcons", gap=6),
+        image("battery", desc=f"Battery {BATTERY_PERCENT} percent.", size=size, color="text", id="battery",
+              cls="android.view.View"),
+        id="status_bar", gap=6, hpad=tokens.STATUS_BAR_PAD, min_h=tokens.STATUS_BAR, cls="android.widget.FrameLayout",
     )
 
 
-def nav_bar(dev: "SimDevice") -> Widget:
+def nav_bar(dev: "SimDevice", b: Bars, m: Metrics, ime_shown: bool) -> Widget:
+    """The navigation bar: three buttons (Back turns into a down arrow while the keyboard
+    is up, and the input-method switcher appears), or the gesture pill."""
+    if b.gesture:
+        handle = Widget("column", id="home_handle", cls="android.view.View",
+                        style={"w": tokens.GESTURE_HANDLE_W, "min_h": tokens.GESTURE_HANDLE_H, "bg": "handle",
+                               "radius": tokens.GESTURE_HANDLE_H / 2, "emit": True})
+        return row(handle, id="navigation_bar_frame", justify="center", min_h=tokens.NAV_BAR_GESTURE,
+                   cls="android.widget.FrameLayout")
+    back = icon_button("nav_back_ime" if ime_shown else "nav_back", "Back", dev.press_back, id="back",
+                       cls="android.widget.ImageView")
+    home = icon_button("home", "Home", dev.go_home, id="home", cls="android.widget.ImageView")
+    overview = icon_button("recents", "Overview", dev.open_recents, id="recent_apps", cls="android.widget.ImageView")
+    switcher = icon_button("keyboard", "Switch input method", lambda: None, id="ime_switcher",
+                           cls="android.widget.ImageView", box=36) if ime_shown else None
+    if b.side:
+        # on the right edge the buttons keep their physical order: Back nearest the bottom
+        h_dp = (b.nav[3] - b.nav[1]) / m.px_per_dp
+        gap = tokens.NAV_BUTTON_GAP * 0.75
+        top = max(0.0, (h_dp - 3 * tokens.TOUCH - 2 * gap) / 2)
+        return column(spacer(top), overview, spacer(gap), home, spacer(gap), back, id="navigation_bar_frame",
+                      align="center", cls="android.widget.FrameLayout", min_h=h_dp)
+    # the three buttons stay centred; the switcher takes the end of the bar
     return row(
-        icon_button("nav_back", "Back", dev.press_back, id="back"),
-        icon_button("home", "Home", dev.go_home, id="home"),
-        icon_button("recents", "Overview", dev.open_recents, id="recent_apps"),
-        id="navigation_bar_frame", gap=96, justify="center", bg="nav_bg", min_h=NAV_BAR_DP,
-    )
-
-
-def launcher(dev: "SimDevice") -> Widget:
-    cells = []
-    for app in dev.launcher_apps():
-        cells.append(
-            Widget(
-                "column",
-                cls="android.widget.TextView",
-                id="icon",
-                text=app.label,
-                desc=app.label,
-                on_click=(lambda a=app: dev.launch(a.package)),
-                children=[
-                    image(app.icon, size=56, circle=True, bg=app.accent, color=(255, 255, 255), a11y=False),
-                    text(app.label, size=12, text_align="center", max_lines=1, a11y=False),
-                ],
-                style={"gap": 6, "align": "center", "pad": 4},
-            )
-        )
-    today = dev.clock.now().date()
-    from benchmark.ui.widgets import grid
-
-    return column(
-        spacer(24),
-        text(dev.clock.fmt_weekday(today), id="date", size=22, color="text", text_align="center"),
-        spacer(24),
-        grid(cells, columns=4 if dev.orientation == "portrait" else 7, id="workspace", cell_h=96, gap=8),
-        spacer(16),
-        row(
-            image("search", size=24, color="muted", a11y=False),
-            text("Search", size=16, color="muted", weight=1, a11y=False),
-            id="search_container_hotseat", on_click=lambda: None, pad=12, gap=12, bg="surface", radius=28,
-        ),
-        id="launcher", pad=16, bg="launcher_bg",
+        column(weight=1),
+        row(back, home, overview, id="nav_buttons", gap=tokens.NAV_BUTTON_GAP),
+        row(switcher, weight=1, justify="end") if switcher is not None else column(weight=1),
+        id="navigation_bar_frame", gap=0, min_h=tokens.NAV_BAR, cls="android.widget.FrameLayout",
     )
 
 
@@ -164,9 +200,9 @@ def shade(dev: "SimDevice") -> Widget:
     tiles = [
         ("Internet", s.wifi and not s.airplane, "wifi", flip("wifi"), "internet_tile"),
         ("Bluetooth", s.bluetooth, "bluetooth", flip("bluetooth"), "bluetooth_tile"),
-        ("Do Not Disturb", s.dnd, "moon", flip("dnd"), "dnd_tile"),
+        ("Do Not Disturb", s.dnd, "dnd", flip("dnd"), "dnd_tile"),
         ("Flashlight", s.flashlight, "flashlight", flip("flashlight"), "flashlight_tile"),
-        ("Dark theme", dev.settings.dark_theme, "moon", lambda: dev.configure(dark_theme=not dev.settings.dark_theme), "dark_tile"),
+        ("Dark theme", dev.settings.dark_theme, "dark_theme", lambda: dev.configure(dark_theme=not dev.settings.dark_theme), "dark_tile"),
         ("Airplane mode", s.airplane, "plane", flip("airplane"), "airplane_tile"),
     ]
     rows = [row(*[_tile(*t) for t in tiles[i:i + 2]], gap=8) for i in range(0, len(tiles), 2)]
@@ -201,30 +237,3 @@ def shade(dev: "SimDevice") -> Widget:
         ),
         id="notification_panel", bg="shade_bg",
     )
-
-
-KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-
-
-def keyboard(dev: "SimDevice") -> Widget:
-    # landscape keyboards are flatter (Gboard keeps about half the screen height)
-    key_h = 44 if dev.orientation == "portrait" else 30
-    key_sp = 18 if dev.orientation == "portrait" else 14
-
-    def key(ch: str, label: str = "", weight: float = 1, on_click: Callable[[], Any] | None = None) -> Widget:
-        return Widget(
-            "button", text=label or ch, on_click=on_click or (lambda c=ch: dev.type_text(c)),
-            style={"variant": "filled", "bg": "key_bg", "color": "text", "weight": weight, "size": key_sp,
-                   "a11y": False, "min_h": key_h, "vpad": 6},
-        )
-
-    rows: list[Widget] = [spacer(4)]
-    for r in KEY_ROWS:
-        rows.append(row(*[key(c) for c in r], gap=4, pad=0))
-    def icon_key(icon: str, desc: str, on_click: Callable[[], Any]) -> Widget:
-        return Widget("icon_button", desc=desc, on_click=on_click,
-                      style={"icon": icon, "bg": "key_bg", "weight": 1.5, "a11y": False, "box": key_h})
-
-    rows.append(row(icon_key("back", "Delete", dev.delete_char), key(" ", "space", 5),
-                    icon_key("check", "Enter", dev.keyboard_enter), gap=4))
-    return column(*rows, id="keyboard_holder", pad=6, gap=4 if dev.orientation == "portrait" else 2, bg="keyboard_bg")

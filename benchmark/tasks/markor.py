@@ -96,7 +96,7 @@ class MarkorCreateNote(_MarkorTask):
             enter(),  # hides the keyboard so the dialog's buttons show even in landscape
             tap(T("OK", id="android:id/button1")),
             type_into(T(id=EDITOR_ID), self.params["text"]),
-            tap(T(desc="Save")),
+            tap(T(desc="Save"), silent=True),  # Markor gives no feedback on save
         ]
 
 
@@ -151,7 +151,7 @@ class MarkorEditNote(_MarkorTask):
             open_app("Markor"),
             tap(T(self.params["file_name"], id="opoc_filesystem_item__title")),
             type_into(T(id=EDITOR_ID), self.expected()),
-            tap(T(desc="Save")),
+            tap(T(desc="Save"), silent=True),  # Markor gives no feedback on save
         ]
 
 

@@ -372,6 +372,172 @@ def _share(d, b, c):
         d.ellipse((p[0] - s * 0.08, p[1] - s * 0.08, p[0] + s * 0.08, p[1] + s * 0.08), fill=c)
 
 
+def _signal(d, b, c):
+    """Mobile signal, full: the right triangle Android draws (four bars' worth)."""
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    d.polygon([(x1 + s * 0.08, y2 - s * 0.08), (x2 - s * 0.08, y1 + s * 0.08), (x2 - s * 0.08, y2 - s * 0.08)], fill=c)
+
+
+def _wifi_filled(d, b, c):
+    """Wi-Fi, full: a filled fan standing on its point (Android 12+)."""
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    cx, by = (x1 + x2) / 2, y2 - s * 0.1
+    r = s * 0.62
+    d.pieslice((cx - r, by - r, cx + r, by + r), 225, 315, fill=c)
+
+
+def _battery(d, b, c):
+    """A full battery standing upright, with its terminal."""
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    cx = (x1 + x2) / 2
+    w = s * 0.52
+    d.rectangle((cx - s * 0.13, y1 + s * 0.02, cx + s * 0.13, y1 + s * 0.12), fill=c)
+    d.rounded_rectangle((cx - w / 2, y1 + s * 0.1, cx + w / 2, y2 - s * 0.02), radius=max(1, int(s * 0.08)), fill=c)
+
+
+def _dnd(d, b, c):
+    """Do Not Disturb: a disc with a bar across (a "no entry" sign)."""
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    r = s * 0.38
+    d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=c)
+    h = max(2, s * 0.08)
+    d.rectangle((cx - r * 0.6, cy - h, cx + r * 0.6, cy + h), fill=_knockout(c))
+
+
+def _dark_theme(d, b, c):
+    """Dark theme: a circle half filled (the contrast symbol)."""
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    r = s * 0.36
+    d.ellipse((cx - r, cy - r, cx + r, cy + r), outline=c, width=_lw(s))
+    d.pieslice((cx - r, cy - r, cx + r, cy + r), 90, 270, fill=c)
+
+
+def _knockout(c: Color) -> Color:
+    """A colour that reads against ``c`` (for a glyph cut out of a filled shape)."""
+    return (255, 255, 255) if sum(c) < 384 else (40, 40, 44)
+
+
+def _shift(d, b, c, filled=False):
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    cx = (x1 + x2) / 2
+    pts = [(cx, y1 + s * 0.16), (x2 - s * 0.16, y1 + s * 0.52), (cx + s * 0.15, y1 + s * 0.52),
+           (cx + s * 0.15, y2 - s * 0.18), (cx - s * 0.15, y2 - s * 0.18), (cx - s * 0.15, y1 + s * 0.52),
+           (x1 + s * 0.16, y1 + s * 0.52)]
+    if filled:
+        d.polygon(pts, fill=c)
+    else:
+        d.polygon(pts, outline=c, width=_lw(s))
+
+
+def _backspace(d, b, c):
+    """Material's backspace: a tag pointing left with an x cut into it."""
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    top, bot, mid = y1 + s * 0.24, y2 - s * 0.24, (y1 + y2) / 2
+    left, notch, right = x1 + s * 0.08, x1 + s * 0.34, x2 - s * 0.1
+    lw = _lw(s)
+    d.polygon([(left, mid), (notch, top), (right, top), (right, bot), (notch, bot)], outline=c, width=lw)
+    cx, r = (notch + right) / 2 + s * 0.02, s * 0.12
+    d.line([(cx - r, mid - r), (cx + r, mid + r)], fill=c, width=lw)
+    d.line([(cx - r, mid + r), (cx + r, mid - r)], fill=c, width=lw)
+
+
+def _enter(d, b, c):
+    """The return key: down, then left, with an arrow head."""
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    lw = _lw(s) + 1
+    right, bottom, left = x2 - s * 0.22, y1 + s * 0.62, x1 + s * 0.22
+    d.line([(right, y1 + s * 0.26), (right, bottom), (left, bottom)], fill=c, width=lw)
+    d.line([(left, bottom), (left + s * 0.16, bottom - s * 0.16)], fill=c, width=lw)
+    d.line([(left, bottom), (left + s * 0.16, bottom + s * 0.16)], fill=c, width=lw)
+
+
+def _send(d, b, c):
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    d.polygon([(x1 + s * 0.16, y1 + s * 0.18), (x2 - s * 0.12, (y1 + y2) / 2), (x1 + s * 0.16, y2 - s * 0.18),
+               (x1 + s * 0.24, (y1 + y2) / 2)], fill=c)
+
+
+def _emoji(d, b, c):
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    r = s * 0.36
+    lw = _lw(s)
+    d.ellipse((cx - r, cy - r, cx + r, cy + r), outline=c, width=lw)
+    e = max(1.5, s * 0.05)
+    for dx in (-0.13, 0.13):
+        d.ellipse((cx + s * dx - e, cy - s * 0.1 - e, cx + s * dx + e, cy - s * 0.1 + e), fill=c)
+    d.arc((cx - s * 0.2, cy - s * 0.16, cx + s * 0.2, cy + s * 0.22), 20, 160, fill=c, width=lw)
+
+
+def _keyboard(d, b, c):
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    lw = _lw(s)
+    d.rounded_rectangle((x1 + s * 0.1, y1 + s * 0.26, x2 - s * 0.1, y2 - s * 0.26), radius=int(s * 0.06), outline=c, width=lw)
+    k = max(1.5, s * 0.04)
+    for j in (0.4, 0.52):
+        for i in range(5):
+            px = x1 + s * (0.25 + 0.125 * i)
+            d.rectangle((px - k, y1 + s * j - k, px + k, y1 + s * j + k), fill=c)
+    d.line([(x1 + s * 0.34, y1 + s * 0.64), (x2 - s * 0.34, y1 + s * 0.64)], fill=c, width=lw)
+
+
+def _clipboard(d, b, c):
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    lw = _lw(s)
+    d.rounded_rectangle((x1 + s * 0.22, y1 + s * 0.18, x2 - s * 0.22, y2 - s * 0.12), radius=int(s * 0.05), outline=c, width=lw)
+    d.rounded_rectangle((x1 + s * 0.36, y1 + s * 0.1, x2 - s * 0.36, y1 + s * 0.26), radius=int(s * 0.03), fill=c)
+
+
+def _palette(d, b, c):
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    r = s * 0.36
+    d.ellipse((cx - r, cy - r, cx + r, cy + r), outline=c, width=_lw(s))
+    e = max(1.5, s * 0.055)
+    for ax, ay in ((-0.16, -0.06), (-0.04, -0.2), (0.14, -0.12), (-0.14, 0.12)):
+        d.ellipse((cx + s * ax - e, cy + s * ay - e, cx + s * ax + e, cy + s * ay + e), fill=c)
+
+
+def _lens(d, b, c):
+    """Google Lens: a rounded square's corners around a dot."""
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    lw = _lw(s)
+    box = (x1 + s * 0.18, y1 + s * 0.18, x2 - s * 0.18, y2 - s * 0.18)
+    d.rounded_rectangle(box, radius=int(s * 0.16), outline=c, width=lw)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    r = s * 0.1
+    d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=c)
+
+
+def _google_g(d, b, c):
+    """Google's four-colour "G" (the search bar's logo; ignores ``c``)."""
+    x1, y1, x2, y2 = b
+    s = x2 - x1
+    box = (x1 + s * 0.14, y1 + s * 0.14, x2 - s * 0.14, y2 - s * 0.14)
+    w = max(2, int(s * 0.15))
+    for start, end, color in ((-40, 45, (66, 133, 244)), (45, 135, (52, 168, 83)), (135, 210, (251, 188, 5)),
+                              (210, 320, (234, 67, 53))):
+        d.arc(box, start, end, fill=color, width=w)
+    cy = (y1 + y2) / 2
+    d.rectangle(((x1 + x2) / 2, cy - w / 2, x2 - s * 0.14, cy + w / 2), fill=(66, 133, 244))
+
+
 ICONS: dict[str, Callable[[ImageDraw.ImageDraw, Box, Color], None]] = {
     "back": lambda d, b, c: _arrow(d, b, c, math.pi),
     "forward": lambda d, b, c: _arrow(d, b, c, 0),
@@ -419,6 +585,23 @@ ICONS: dict[str, Callable[[ImageDraw.ImageDraw, Box, Color], None]] = {
     "info": _info,
     "recents": _square,
     "nav_back": _triangle_back,
+    "nav_back_ime": lambda d, b, c: _chevron(d, b, c, math.pi / 2),
+    "signal": _signal,
+    "wifi_filled": _wifi_filled,
+    "battery": _battery,
+    "dnd": _dnd,
+    "dark_theme": _dark_theme,
+    "shift": _shift,
+    "shift_on": lambda d, b, c: _shift(d, b, c, filled=True),
+    "backspace": _backspace,
+    "enter": _enter,
+    "send": _send,
+    "emoji": _emoji,
+    "keyboard": _keyboard,
+    "clipboard": _clipboard,
+    "palette": _palette,
+    "lens": _lens,
+    "google": _google_g,
     "home": _home_circle,
     "apps": _grid,
     "lock": _lock,

@@ -70,13 +70,16 @@ def intrinsic_width(w: Widget, m: Metrics, avail: int) -> int:
         return min(avail, m.dp(40) + text_width(w.text, px) + m.dp(8))
     if k == "spacer":
         return m.dp(_style(w, "w", 0))
+    if k in ("column", "card", "row", "top_bar") and w.style.get("w") is not None:
+        return min(avail, m.dp(w.style["w"]))  # an explicit width (the gesture pill)
     if k in ("column", "card", "row", "top_bar"):
         pad = m.dp(_style(w, "pad", 0))
         if k == "row" or k == "top_bar":
             gap = m.dp(_style(w, "gap", 8))
             total = sum(intrinsic_width(c, m, avail) for c in w.children) + gap * max(0, len(w.children) - 1)
-        else:
-            total = max((intrinsic_width(c, m, avail) for c in w.children), default=0)
+            hpad = m.dp(w.style["hpad"]) if w.style.get("hpad") is not None else pad
+            return min(avail, total + 2 * hpad)
+        total = max((intrinsic_width(c, m, avail) for c in w.children), default=0)
         return min(avail, total + 2 * pad)
     return avail
 
@@ -110,7 +113,7 @@ def lay(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
         else:
             lines = wrap(shown, px, inner, 1)
             n = 1
-        h = n * line_height(px) + m.dp(32)
+        h = n * line_height(px) + m.dp(16 if _style(w, "pill", False) else 32)
         if _style(w, "label_space", False):
             h += line_height(m.sp(12))  # a filled field keeps room for its floating label
         return Node(w, (x, y, x + width, y + h), lines=lines, font_px=px)
@@ -135,6 +138,8 @@ def lay(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
         return Node(w, (x, y, x + int(width * frac), y + m.dp(_style(w, "h", 20))))
     if k == "row" or k == "top_bar":
         return _lay_row(w, m, x, y, width)
+    if k == "key":
+        return _lay_key(w, m, x, y, width)
     if k == "grid":
         return _lay_grid(w, m, x, y, width)
     if k == "scroll":
@@ -145,10 +150,11 @@ def lay(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
 
 def _lay_column(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
     pad = m.dp(_style(w, "pad", 0))
+    hpad = m.dp(w.style["hpad"]) if w.style.get("hpad") is not None else pad  # horizontal padding, if it differs
     gap = m.dp(_style(w, "gap", 0))
     margin = m.dp(_style(w, "margin", 0))
     x0, width0 = x + margin, width - 2 * margin
-    inner_w = max(1, width0 - 2 * pad)
+    inner_w = max(1, width0 - 2 * hpad)
     cy = y + margin + pad
     align = _style(w, "align", "start")
     kids: list[Node] = []
@@ -157,9 +163,9 @@ def _lay_column(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
             cy += gap
         if c.kind in _INTRINSIC_IN_COLUMN and not _style(c, "fill", False):
             cw = intrinsic_width(c, m, inner_w)
-            cx = x0 + pad + (inner_w - cw if align == "end" else (inner_w - cw) // 2 if align == "center" else 0)
+            cx = x0 + hpad + (inner_w - cw if align == "end" else (inner_w - cw) // 2 if align == "center" else 0)
         else:
-            cw, cx = inner_w, x0 + pad
+            cw, cx = inner_w, x0 + hpad
         n = lay(c, m, cx, cy, cw)
         kids.append(n)
         cy = n.bounds[3]
@@ -170,8 +176,11 @@ def _lay_column(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
 
 def _lay_row(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
     pad = m.dp(_style(w, "pad", 0))
+    hpad = m.dp(w.style["hpad"]) if w.style.get("hpad") is not None else pad  # horizontal padding, if it differs
+    start = m.dp(w.style["pad_start"]) if w.style.get("pad_start") is not None else hpad
+    end = m.dp(w.style["pad_end"]) if w.style.get("pad_end") is not None else hpad
     gap = m.dp(_style(w, "gap", 8))
-    inner_w = max(1, width - 2 * pad)
+    inner_w = max(1, width - start - end)
     n = len(w.children)
     fixed = [0] * n
     weights = [float(_style(c, "weight", 0)) for c in w.children]
@@ -186,10 +195,14 @@ def _lay_row(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
         scale = max(0.1, (inner_w - total_gap) / max(1, sum(fixed)))
         fixed = [int(f * scale) for f in fixed]
         free = 0
-    widths = [fixed[i] if not weights[i] else max(m.dp(24), int(max(0, free) * weights[i] / wsum)) for i in range(n)]
+    floor = [0 if c.kind == "spacer" else m.dp(24) for c in w.children]  # a weighted control keeps a usable width
+    widths = [fixed[i] if not weights[i] else max(floor[i], int(max(0, free) * weights[i] / wsum)) for i in range(n)]
+    if wsum and free > 0:  # rounding leftovers go to the last weighted child, so the row ends where it should
+        last = max(i for i in range(n) if weights[i])
+        widths[last] += max(0, inner_w - total_gap - sum(widths))
     justify = _style(w, "justify", "start")
     used = sum(widths) + total_gap
-    cx = x + pad
+    cx = x + start
     if justify == "end":
         cx += max(0, inner_w - used)
     elif justify == "center":
@@ -205,6 +218,34 @@ def _lay_row(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
             kh = k.bounds[3] - k.bounds[1]
             _shift(k, 0, (y + (h - kh) // 2) - k.bounds[1])
     return Node(w, (x, y, x + width, y + h), children=kids)
+
+
+def _lay_key(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
+    """A key cap: the label (or icon) centred, a subtitle under it, a hint in the corner."""
+    h = m.dp(_style(w, "h", 48))
+    node = Node(w, (x, y, x + width, y + h))
+    has_sub = any(c.style.get("slot") == "subtitle" for c in w.children)
+    for c in w.children:
+        slot = c.style.get("slot")
+        if c.kind == "image":
+            s = m.dp(_style(c, "box", 24))
+            cx, cy = x + width // 2, y + h // 2
+            node.children.append(Node(c, (cx - s // 2, cy - s // 2, cx + s // 2, cy + s // 2)))
+            continue
+        px = m.sp(_style(c, "size", 16))
+        tw, lh = text_width(c.text, px) + 1, line_height(px)
+        if slot == "hint":
+            x2, y1 = x + width - m.dp(4), y + m.dp(2)
+            box = (x2 - tw, y1, x2, y1 + lh)
+        elif slot == "subtitle":
+            cx, y1 = x + width // 2, y + h // 2 + m.dp(2)
+            box = (cx - tw // 2, y1, cx - tw // 2 + tw, y1 + lh)
+        else:
+            cx = x + width // 2
+            cy = y + h // 2 - (m.dp(8) if has_sub else 0)
+            box = (cx - tw // 2, cy - lh // 2, cx - tw // 2 + tw, cy - lh // 2 + lh)
+        node.children.append(Node(c, box, lines=(c.text,), font_px=px))
+    return node
 
 
 def _lay_grid(w: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
@@ -302,7 +343,7 @@ def lay_screen(screen: Screen, m: Metrics, area: Box, state: dict[str, Any], roo
         fab.meta["fab"] = True
         rnode.children.append(fab)
     if screen.dialog is not None:
-        rnode.children.append(lay_dialog(screen.dialog, m, (x0, y0, x1, y1)))
+        rnode.children.append(lay_dialog(screen.dialog, m, (x0, y0, x1, y1), anchor_y=top_y))
     return rnode
 
 
@@ -317,19 +358,23 @@ def lay_scroll(w: Widget, m: Metrics, viewport: Box, state: dict[str, Any]) -> N
     off_px = min(max_off_px, max(0, m.dp(off_dp)))
     _shift(content, 0, -off_px)
     node = Node(w, viewport, children=content.children)
+    focused = next((n for n in content.walk() if n.widget.kind == "field" and n.widget.state.get("focused")), None)
     node.meta.update(
         scroll_key=key,
         content_h_dp=content_h / m.px_per_dp,
         view_h_dp=view_h / m.px_per_dp,
         offset_dp=off_px / m.px_per_dp,
         can_scroll=max_off_px > 0,
+        # where the focused field is, even when it lies outside the viewport (the keyboard rose over it)
+        focused_bounds=focused.bounds if focused is not None else None,
     )
     node.children = [c for c in (clip(c, viewport) for c in node.children) if c is not None]
     return node
 
 
-def lay_dialog(w: Widget, m: Metrics, area: Box) -> Node:
-    """A dialog card placed in ``area``: centred, bottom sheet, full screen or banner."""
+def lay_dialog(w: Widget, m: Metrics, area: Box, anchor_y: Optional[int] = None) -> Node:
+    """A dialog card placed in ``area``: centred, bottom sheet, full screen, banner, or an
+    overflow menu dropping from under the top bar's ⋮ (``anchor_y``: the bar's bottom)."""
     x0, y0, x1, y1 = area
     width = x1 - x0
     placement = _style(w, "placement", "center")
@@ -344,10 +389,11 @@ def lay_dialog(w: Widget, m: Metrics, area: Box) -> Node:
         margin = m.dp(8)
         node = lay(w, m, x0 + margin, y0 + margin, width - 2 * margin)
     elif placement == "menu":
-        # a popup menu anchored at the top-right overflow button, as Android's PopupMenu
+        # a popup menu anchored under the top-right overflow button, as Android's PopupMenu
         margin = m.dp(8)
         dw = min(width - 2 * margin, m.dp(_style(w, "max_w", 280)))
-        node = lay(w, m, x1 - margin - dw, y0 + margin, dw)
+        top = anchor_y - m.dp(4) if anchor_y is not None and anchor_y > y0 else y0 + margin
+        node = lay(w, m, x1 - margin - dw, top, dw)
     else:
         dw = min(width - m.dp(48), m.dp(_style(w, "max_w", 560)))
         node = lay(w, m, x0 + (width - dw) // 2, 0, dw)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from benchmark.ui import tokens
+
 Handler = Optional[Callable[..., Any]]
 
 # kind -> Android class name reported in the UI dump
@@ -35,6 +37,7 @@ CLASS_NAMES: dict[str, str] = {
     "spacer": "",
     "divider": "",
     "skeleton": "android.view.View",
+    "key": "android.widget.FrameLayout",
 }
 
 
@@ -124,12 +127,12 @@ def button(
     )
 
 
-def icon_button(icon: str, desc: str, on_click: Handler = None, *, id: str = "", **style: Any) -> Widget:
-    return Widget("icon_button", id=id, desc=desc, on_click=on_click, style={"icon": icon, **style})
+def icon_button(icon: str, desc: str, on_click: Handler = None, *, id: str = "", cls: str = "", **style: Any) -> Widget:
+    return Widget("icon_button", id=id, desc=desc, on_click=on_click, cls=cls, style={"icon": icon, **style})
 
 
-def image(icon: str, *, desc: str = "", id: str = "", size: float = 40, **style: Any) -> Widget:
-    return Widget("image", id=id, desc=desc, style={"icon": icon, "box": size, **style})
+def image(icon: str, *, desc: str = "", id: str = "", size: float = 40, cls: str = "", **style: Any) -> Widget:
+    return Widget("image", id=id, desc=desc, cls=cls, style={"icon": icon, "box": size, **style})
 
 
 def field_(
@@ -140,13 +143,20 @@ def field_(
     multiline: bool = False,
     password: bool = False,
     on_submit: Handler = None,
+    input_type: str = "text",
+    ime_action: str = "",
     **style: Any,
 ) -> Widget:
     """An EditText bound to ``key`` in its window's state; the device fills in the value
-    and writes typed text there (the state dict is the single source of truth)."""
+    and writes typed text there (the state dict is the single source of truth).
+
+    ``input_type`` (text, email, url, phone, number) picks the keyboard layout, as
+    android:inputType does; ``ime_action`` (done, search, go, send, next) the action
+    key (default: enter for multi-line fields, done otherwise)."""
     return Widget(
         "field", id=id or key, hint=hint, on_submit=on_submit,
-        style={"multiline": multiline, **style}, state={"key": key, "password": password},
+        style={"multiline": multiline, **style},
+        state={"key": key, "password": password, "input_type": input_type, "ime_action": ime_action},
     )
 
 
@@ -209,12 +219,48 @@ def list_item(
 
 
 def top_bar(title: str, *, back: Handler = None, actions: Optional[list[Widget]] = None, id: str = "toolbar") -> Widget:
+    """Material 3's small top app bar: the headline 16 dp from the edge (56 dp after a
+    navigation icon), 48 dp action icons whose glyphs sit 16 dp from the other edge,
+    and a trailing text / pill button kept 16 dp off the edge."""
     kids: list[Widget] = []
     if back is not None:
         kids.append(icon_button("back", "Navigate up", back, id="navigate_up"))
-    kids.append(text(title, id="title", size=22, weight=1))
+    kids.append(text(title, id="title", size=22, weight=1, max_lines=1))
     kids.extend(actions or [])
-    return Widget("top_bar", id=id, children=kids, style={"pad": 4, "gap": 4, "min_h": 64, "align": "center"})
+    style: dict[str, Any] = {"pad": tokens.TOOLBAR_PAD, "gap": tokens.TOOLBAR_GAP, "min_h": tokens.TOOLBAR_H,
+                             "align": "center"}
+    if back is None:
+        style["pad_start"] = tokens.TITLE_INSET
+    if actions and actions[-1].kind == "button":
+        style["pad_end"] = tokens.EDGE
+    return Widget("top_bar", id=id, children=kids, style=style)
+
+
+def title_inset() -> dict[str, Any]:
+    """The style that puts a top bar's headline 16 dp from the edge when no navigation
+    icon leads it (merge it into the bar's style)."""
+    return {"pad_start": tokens.TITLE_INSET}
+
+
+def key(label: str = "", on_click: Handler = None, *, id: str = "", desc: str = "", icon: str = "", hint: str = "",
+        subtitle: str = "", weight: float = 1.0, h: float = 48, role: str = "char", size: float = 22) -> Widget:
+    """A soft-keyboard key: a rounded cap with a centred label (or icon), optionally a
+    corner hint (the long-press character) or a subtitle (a dial pad's letters).
+    ``role`` picks its colours: char, special (shift, delete, ?123) or action (enter).
+    Exported like a Gboard key: a clickable FrameLayout whose description names it,
+    holding the TextView / ImageView it draws."""
+    color = {"char": "key_text", "special": "key_text", "action": "on_key_action"}.get(role, "key_text")
+    kids: list[Widget] = []
+    if icon:
+        kids.append(image(icon, size=24, color=color, slot="label"))
+    elif label:
+        kids.append(text(label, size=size, color=color, slot="label"))
+    if subtitle:
+        kids.append(text(subtitle, size=10, color="key_hint", slot="subtitle"))
+    if hint:
+        kids.append(text(hint, size=10, color="key_hint", slot="hint"))
+    return Widget("key", id=id, desc=desc or label, on_click=on_click, children=kids,
+                  style={"weight": weight, "h": h, "role": role})
 
 
 def card(*children: Optional[Widget], id: str = "", on_click: Handler = None, pad: float = 16, gap: float = 8, **style: Any) -> Widget:

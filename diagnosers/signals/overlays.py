@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 from diagnosers.signals.cache import cached
 from diagnosers.signals.data import builtin
+from diagnosers.signals.intents import dialog_intents
 from diagnosers.signals.lexicon import Lexicon
 from diagnosers.signals.system import interrupter_kind, is_launcher, is_systemui, knowledge, package_of, short_id
 from diagnosers.signals.tree import ScreenTree, screen_tree
@@ -31,6 +32,7 @@ W_GATE_SHAPE = 0.15  # the app's page has few controls and one wide way on near 
 W_FORWARD = 0.1  # ... labelled like a gate's way on (Next, Skip, Agree, Get started)
 W_CAROUSEL = 0.35  # ... or it is a carousel of pages with indicator dots (onboarding)
 W_GATE_IDS = 0.3  # ... with onboarding / consent / guide / paywall ids
+W_SIGN_IN_WALL = 0.45  # ... that asks to sign in (a password field, Sign in / Create account) before any content
 W_AD_ACTIVITY = 0.3  # the foreground activity is an ad SDK's full-screen activity
 W_SCRIM = 0.05
 W_DISMISS_BUTTON = 0.1  # a decline button next to interruption wording
@@ -350,16 +352,19 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     g = gates()
     w, h = tree.size
     controls: set[object] = set()
-    wide_forward = False
-    dots: list[int] = []
+    wide_forward = password = False
+    sign_in_controls: set[str] = set()
+    small: list[int] = []
     for j in members:
         if j in inside:
             continue
         e = obs.elements[j]
+        if e.password and e.editable:
+            password = True
         if not (e.clickable or e.checkable or e.editable or e.long_clickable) or e.area <= 0:
             continue
         if e.area <= 0.003 * w * h and not (e.text or e.content_desc):
-            dots.append(j)
+            small.append(j)
             continue
         list_parent = _list_ancestor(obs, j, root)
         controls.add(("list", list_parent) if list_parent is not None else j)
@@ -369,23 +374,51 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
             wide_forward = True
         elif norm(lab) in g.skip:
             wide_forward = True  # "Skip" anywhere: what onboarding pages offer
+        if norm(lab) in g.sign_in:
+            sign_in_controls.add(norm(lab))
+    # a sign-in wall: two of a password field, sign-in controls, sign-in wording
+    texts = [obs.elements[j].text or obs.elements[j].content_desc for j in members if j not in inside]
+    fields = sum(1 for j in members if j not in inside and obs.elements[j].editable)
+    sign_in = fields <= 3 and password + len(sign_in_controls) + ("sign_in" in dialog_intents(texts)) >= 2
+    dots = _indicator_row(obs, small)
     if dots:
         controls.add("dots")
     if len(controls) > g.max_controls or not controls:
         return None
-    carousel = len(dots) >= 3 and any("viewpager" in obs.elements[j].class_name.lower()
-                                      or "pager" in short_id(obs.elements[j].resource_id) for j in members)
-    if not (wide_forward or carousel):
+    carousel = dots and any("viewpager" in obs.elements[j].class_name.lower()
+                            or "pager" in short_id(obs.elements[j].resource_id) for j in members)
+    if not (wide_forward or carousel or sign_in):
         return None
     feats = {"gate_shape": W_GATE_SHAPE}
     if wide_forward:
         feats["forward_button"] = W_FORWARD
     if carousel:
         feats["carousel"] = W_CAROUSEL
+    if sign_in:
+        feats["sign_in_wall"] = W_SIGN_IN_WALL  # the goal asking to sign in makes it the task's own (intents)
     ids = {short_id(obs.elements[j].resource_id).replace("_", "") for j in members if obs.elements[j].resource_id}
     if any(h.replace("_", "") in i for i in ids for h in g.id_hints):
         feats["gate_ids"] = W_GATE_IDS
     return feats
+
+
+def _indicator_row(obs: Observation, small: list[int]) -> bool:
+    """Page-indicator dots: three or more small nodes of one size side by side on one line."""
+    by_line: dict[tuple[int, int], list[int]] = {}
+    for j in small:
+        x1, y1, x2, y2 = obs.elements[j].bounds
+        by_line.setdefault(((y1 + y2) // 8, (y2 - y1) // 4), []).append(j)
+    for row in by_line.values():
+        if len(row) < 3:
+            continue
+        xs = sorted(obs.elements[j].bounds for j in row)
+        widths = [b[2] - b[0] for b in xs]
+        heights = [b[3] - b[1] for b in xs]
+        gaps = [b[0] - a[2] for a, b in zip(xs, xs[1:])]
+        round_ = all(0.5 * hh <= ww <= 2 * hh for ww, hh in zip(widths, heights))  # dots, not thin bars
+        if round_ and max(widths) <= 2 * max(1, min(widths)) and all(0 <= gap <= 4 * max(widths) for gap in gaps):
+            return True
+    return False
 
 
 def _list_ancestor(obs: Observation, j: int, root: int) -> Optional[int]:
@@ -410,6 +443,7 @@ class GateKnowledge:
     id_hints: tuple[str, ...]
     forward: frozenset[str]
     skip: frozenset[str]
+    sign_in: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -418,7 +452,8 @@ def gates() -> GateKnowledge:
     return GateKnowledge(max_controls=int(data.get("max_controls", 8)),
                          id_hints=tuple(str(v).lower() for v in data.get("id_hints") or []),
                          forward=frozenset(norm(str(v)) for v in data.get("forward") or []),
-                         skip=frozenset(norm(str(v)) for v in data.get("skip") or []))
+                         skip=frozenset(norm(str(v)) for v in data.get("skip") or []),
+                         sign_in=frozenset(norm(str(v)) for v in data.get("sign_in") or []))
 
 
 overlay_candidates = cached("overlays")(_extract)

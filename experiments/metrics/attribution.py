@@ -26,7 +26,7 @@ trajectory and its perturbation event log, by these rules:
   dismissed on purpose — see ``aimed_at`` —, auto-dismissed or closed, an app hang
   recovered) or the task context was taken away (``reset_home``, ``context_disrupted``,
   ``loop_back``, ``went_home``),
-  and afterwards the agent claimed completion (termination ``complete`` on a failed
+  and afterwards the agent claimed completion (termination ``done`` on a failed
   task), restarted (``open_app`` / ``navigate_home`` after s) or wandered until the
   budget ran out — with no engagement.
 **other** — none of these (e.g. a plain agent mistake on a clean run), or the episode raised.
@@ -43,7 +43,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel
 
-from experiments.metrics.episodes import Record, RunData, Trajectory, perturbation_label, succeeded
+from experiments.metrics.episodes import Record, RunData, Trajectory, perturbation_label, succeeded, termination_of
 from experiments.metrics.eventlog import CONTEXT_LOSS_EVENTS, INTERRUPTION_ENDED_EVENTS, EventLog
 from experiments.metrics.steps import action_of, first_stuck_run, format_action, is_recovery_step
 
@@ -72,6 +72,7 @@ class Attribution(BaseModel):
     step: Optional[int] = None
     reason: str
     matches: dict[str, str] = {}
+    termination: str = ""  # how the failed episode ended: done / infeasible / budget / error
 
 
 def find_stuck(steps: list[dict[str, Any]], episode_dir: Optional[Path] = None) -> Optional[tuple[int, int, str]]:
@@ -130,8 +131,8 @@ def find_drift(rec: Record, traj: Trajectory, steps: list[dict[str, Any]], log: 
     e = starts[0]
     s = int(e.get("step", 0))
     what = f"{e.get('perturbation')}: {e.get('event')} at step {s}"
-    termination = rec.get("termination") or traj.get("termination")
-    if termination == "complete":
+    termination = termination_of(rec)
+    if termination == "done":
         return s, f"{what}; then the agent claimed completion of an unfinished task"
     restart = next((st for st in steps[s + 1:] if action_of(st).get("action_type") in ("open_app", "navigate_home")
                     and not is_recovery_step(st)), None)
@@ -155,7 +156,7 @@ def attribute(rec: Record, traj: Optional[Trajectory], episode_dir: Optional[Pat
     """The category of one failed episode (see the module docstring)."""
     base = dict(id=rec["id"], agent=rec["agent"], agent_kind=str(rec.get("agent_kind", "?")),
                 guard=rec.get("guard", "off"), perturbation=perturbation_label(rec),
-                component=str(rec.get("component", "clean")))
+                component=str(rec.get("component", "clean")), termination=termination_of(rec))
     if succeeded(rec):
         raise ValueError(f"record {rec['id']!r}: success=True; only failed episodes are attributed")
     if rec.get("status") == "error" or traj is None:
@@ -197,7 +198,7 @@ def attribute(rec: Record, traj: Optional[Trajectory], episode_dir: Optional[Pat
 
 
 def _other_reason(rec: Record, traj: Trajectory) -> str:
-    termination = rec.get("termination") or traj.get("termination")
+    termination = termination_of(rec)
     n = len(traj.get("events") or [])
     return f"no rule matched (termination {termination}, {n} perturbation event(s))"
 

@@ -13,6 +13,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
+from benchmark.episode import LEGACY_TERMINATIONS, gated_success
+from perturb.firing import fired_from_counts
+
 Record = dict[str, Any]
 Trajectory = dict[str, Any]
 
@@ -37,9 +40,51 @@ def is_clean(rec: Record) -> bool:
     return rec.get("perturbation", "clean") == "clean"
 
 
+def termination_of(rec: Record) -> str:
+    """How the episode ended: done, infeasible, budget or error (older records' names mapped)."""
+    if rec.get("status", "ok") != "ok":
+        return "error"
+    t = str(rec.get("termination") or "budget")
+    return LEGACY_TERMINATIONS.get(t, t)
+
+
+def verified(rec: Record) -> bool:
+    """The task's verifier said yes at the end of the episode, whoever ended it."""
+    return rec.get("status", "ok") == "ok" and bool(rec.get("verified", rec.get("success")))
+
+
 def succeeded(rec: Record) -> bool:
-    """An episode that raised counts as a failure (the paper counts null runs as failures)."""
-    return rec.get("status", "ok") == "ok" and bool(rec.get("success"))
+    """Done-gated success (AndroidWorld): verified AND ended by the agent (benchmark.episode.gated_success).
+    An episode that raised counts as a failure (the paper counts null runs as failures)."""
+    return gated_success(verified(rec), termination_of(rec))
+
+
+def verified_not_done(rec: Record) -> bool:
+    """The state was right but the agent never declared it: budget ran out (or it raised)."""
+    return verified(rec) and not succeeded(rec)
+
+
+def fired(rec: Record) -> bool:
+    """Did the episode's perturbation take effect? True for clean episodes (nothing to reach) and
+    for episodes that raised before recording it (they stay in the figures, as failures)."""
+    if is_clean(rec):
+        return True
+    if rec.get("fired") is not None:
+        return bool(rec["fired"])
+    counts = rec.get("events")
+    if isinstance(counts, dict):  # records written before `fired` existed
+        return fired_from_counts(counts)
+    return True
+
+
+def reached(records: Iterable[Record]) -> list[Record]:
+    """Clean episodes and the perturbed ones whose perturbation fired: what the perturbed figures use."""
+    return [r for r in records if fired(r)]
+
+
+def not_reached(records: Iterable[Record]) -> list[Record]:
+    """Perturbed episodes whose perturbation never fired (left out of the perturbed figures)."""
+    return [r for r in records if not fired(r)]
 
 
 def pair_key(rec: Record) -> tuple[Any, ...]:
@@ -120,16 +165,18 @@ class RunData:
         return next((str(r.get("agent_kind", "?")) for r in self.records if r["agent"] == agent), "?")
 
     def pairs(self) -> list[tuple[Record, Record]]:
-        """(perturbed, clean) pairs with the same pair key."""
+        """(perturbed, clean) pairs with the same pair key, perturbed episodes that fired only."""
         return make_pairs(self.records)
 
 
 def make_pairs(records: Iterable[Record]) -> list[tuple[Record, Record]]:
+    """(perturbed, clean) pairs with the same pair key, over the perturbed episodes whose
+    perturbation fired (an unfired one is a clean run: it says nothing about the perturbation)."""
     recs = list(records)
     clean = {pair_key(r): r for r in recs if is_clean(r)}
     out = []
     for r in recs:
-        if not is_clean(r):
+        if not is_clean(r) and fired(r):
             partner = clean.get(pair_key(r))
             if partner is not None:
                 out.append((r, partner))

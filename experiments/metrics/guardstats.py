@@ -42,7 +42,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel
 
-from experiments.metrics.episodes import Record, RunData, Trajectory, is_clean, succeeded
+from experiments.metrics.episodes import Record, RunData, Trajectory, is_clean, verified
 from experiments.metrics.eventlog import ACTION_FAILURE_EVENTS, CONTEXT_LOSS_EVENTS, EventLog
 from experiments.metrics.steps import action_of, format_action, no_effect, repeat_runs, stuck_before
 
@@ -155,8 +155,8 @@ def check_trigger(diagnoser: str, step: int, rec: Record, traj: Trajectory, clai
             if before and all(fg != before for fg in fgs[s:step + 1]):
                 return "perturbation", (f"{e.get('perturbation')}: {e.get('event')} at step {s}; "
                                         f"{before} not back in front since")
-        if claim and not succeeded(rec):
-            return "agent", "a completion claim on a task that ended unsolved"
+        if claim and not verified(rec):
+            return "agent", "a completion claim on a task whose state was never verified"
         if step < len(fgs) and _is_launcher(fgs[step]) and any(fg and not _is_launcher(fg) for fg in fgs[:step]):
             return "agent", f"back on the home screen at step {step} after the task had left it"
         return "false_positive", "task context intact"

@@ -15,7 +15,8 @@ from typing import Iterable, Optional
 
 from pydantic import BaseModel
 
-from experiments.metrics.episodes import GUARD_ORDER, Record, group_by, ordered, perturbation_label, succeeded
+from experiments.metrics.episodes import (GUARD_ORDER, Record, group_by, ordered, perturbation_label, reached,
+                                          succeeded)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -42,9 +43,10 @@ class PassAtKRow(BaseModel):
 
 
 def task_runs(records: Iterable[Record]) -> dict[tuple, tuple[int, int]]:
-    """(agent, guard, perturbation, task, instance) -> (n runs, c successes)."""
+    """(agent, guard, perturbation, task, instance) -> (n runs, c successes), over the runs whose
+    perturbation fired (``episodes.reached``)."""
     out: dict[tuple, tuple[int, int]] = {}
-    for r in records:
+    for r in reached(records):
         key = (r["agent"], r.get("guard", "off"), perturbation_label(r), r["task"], r.get("instance", 0))
         n, c = out.get(key, (0, 0))
         out[key] = (n + 1, c + int(succeeded(r)))

@@ -3,8 +3,16 @@ and failed-task counts with and without the guard (AndroidReality Figure 4).
 
 Definitions (all computed per agent × guard mode):
 
-- **SR** = successful episodes / episodes. An episode that raised (status ``error``)
-  counts as a failure, as the paper counts null or skipped runs.
+- **Success** is done-gated, as AndroidWorld scores it: the verifier says yes on the device
+  state AND the agent itself ended the episode (``episodes.succeeded``). An episode whose
+  state was right when the budget ran out is counted apart, as *verified, not done*.
+- **Fired**: a perturbed episode whose perturbation never took effect (``fired`` is false:
+  the agent finished before the trigger, no draw hit) is a clean run; every perturbed
+  figure below is computed over the episodes where it fired, and the others are counted
+  as *not reached*.
+- **SR** = successful episodes / episodes (perturbed settings: / episodes where it fired).
+  An episode that raised (status ``error``) counts as a failure, as the paper counts null
+  or skipped runs.
 - **Δc** = SR(clean) − SR(perturbed) over the clean/perturbed *pairs* of group c
   (same task, instance, agent, guard, seed, repeat — see ``episodes.pair_key``), so
   both rates are measured on the same task subset, as in Table 2 and Figures 6/7.
@@ -15,17 +23,20 @@ Definitions (all computed per agent × guard mode):
 - **RSR** (D-GARA) = |pairs solved clean and perturbed| / |pairs solved clean|.
 - **Failed-task counts** (Figure 4): episodes that failed with guard ``off`` and with
   guard mode g, over the episodes run under both (same task, instance, perturbation,
-  agent, seed, repeat); relative reduction = (failed_off − failed_g) / failed_off.
+  agent, seed, repeat) — perturbed ones where the perturbation fired in at least one of
+  the two; relative reduction = (failed_off − failed_g) / failed_off.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Literal, Optional
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from experiments.metrics.episodes import (COMPONENT_ORDER, GUARD_ORDER, LAYER_ORDER, Record, group_by, make_pairs, mean,
-                                          ordered, perturbation_label, succeeded)
+from benchmark.episode import TERMINATIONS
+from experiments.metrics.episodes import (COMPONENT_ORDER, GUARD_ORDER, LAYER_ORDER, Record, fired, group_by, is_clean,
+                                          make_pairs, mean, not_reached, ordered, pair_key, perturbation_label, reached,
+                                          succeeded, termination_of, verified_not_done)
 
 
 class SuccessRow(BaseModel):
@@ -35,18 +46,29 @@ class SuccessRow(BaseModel):
     perturbation: str
     component: str
     layer: Optional[str] = None
-    episodes: int
-    successes: int
+    episodes: int  # every episode of the setting
+    fired: Optional[int] = None  # perturbed settings: episodes where the perturbation fired (None: clean)
+    successes: int  # done-gated, over the episodes where it fired
+    verified_not_done: int = 0  # state verified but the agent never ended the episode (same episodes)
     errors: int
-    success_rate: float
+    success_rate: Optional[float] = None  # successes / fired episodes (None: it never fired)
     mean_steps: Optional[float] = None
+    terminations: dict[str, int] = Field(default_factory=dict)  # how the episodes (fired ones) ended: done / infeasible / budget / error
+    not_reached: list[str] = Field(default_factory=list)  # ids of the episodes whose perturbation never fired
+
+    @property
+    def scored(self) -> int:
+        """Episodes the success rate is computed over."""
+        return self.episodes if self.fired is None else self.fired
 
 
 class DeltaCell(BaseModel):
-    """Clean vs perturbed over the pairs of one group (a component, layer or perturbation)."""
+    """Clean vs perturbed over the pairs of one group (a component, layer or perturbation),
+    perturbed episodes where the perturbation fired; ``not_reached`` counts the others."""
 
     group: str
     pairs: int
+    not_reached: int = 0
     clean_sr: Optional[float] = None
     pert_sr: Optional[float] = None
     delta_c: Optional[float] = None
@@ -87,13 +109,18 @@ def success_rates(records: Iterable[Record]) -> list[SuccessRow]:
     out = []
     groups = group_by(recs, lambda r: (r["agent"], r.get("guard", "off"), perturbation_label(r)))
     for (agent, guard, pert), rs in _sorted_groups(groups, recs):
-        ok_steps = [r["steps"] for r in rs if r.get("status", "ok") == "ok" and r.get("steps") is not None]
-        succ = sum(succeeded(r) for r in rs)
+        scored = reached(rs)
+        ok_steps = [r["steps"] for r in scored if r.get("status", "ok") == "ok" and r.get("steps") is not None]
+        succ = sum(succeeded(r) for r in scored)
+        ends = [termination_of(r) for r in scored]
         out.append(SuccessRow(
             agent=agent, agent_kind=_kind(rs), guard=guard, perturbation=pert,
             component=str(rs[0].get("component", "clean")), layer=rs[0].get("layer"), episodes=len(rs),
-            successes=succ, errors=sum(r.get("status") == "error" for r in rs), success_rate=succ / len(rs),
-            mean_steps=mean(ok_steps)))
+            fired=None if is_clean(rs[0]) else len(scored), successes=succ,
+            verified_not_done=sum(verified_not_done(r) for r in scored),
+            errors=sum(r.get("status") == "error" for r in rs), success_rate=succ / len(scored) if scored else None,
+            mean_steps=mean(ok_steps), terminations={t: ends.count(t) for t in TERMINATIONS if t in ends},
+            not_reached=[r["id"] for r in not_reached(rs)]))
     return out
 
 
@@ -109,17 +136,17 @@ def _sorted_groups(groups: dict, recs: list[Record]) -> list:
     return sorted(groups.items(), key=rank)
 
 
-def delta_cell(group: str, pairs: list[tuple[Record, Record]]) -> DeltaCell:
-    """Δc, Δstep and RSR over (perturbed, clean) pairs."""
+def delta_cell(group: str, pairs: list[tuple[Record, Record]], unreached: int = 0) -> DeltaCell:
+    """Δc, Δstep and RSR over (perturbed, clean) pairs (``make_pairs``: the perturbation fired)."""
     if not pairs:
-        return DeltaCell(group=group, pairs=0)
+        return DeltaCell(group=group, pairs=0, not_reached=unreached)
     clean_sr = sum(succeeded(c) for _, c in pairs) / len(pairs)
     pert_sr = sum(succeeded(p) for p, _ in pairs) / len(pairs)
     both = [(p, c) for p, c in pairs if succeeded(p) and succeeded(c)]
     diffs = [p["steps"] - c["steps"] for p, c in both if p.get("steps") is not None and c.get("steps") is not None]
     solved_clean = sum(succeeded(c) for _, c in pairs)
-    return DeltaCell(group=group, pairs=len(pairs), clean_sr=clean_sr, pert_sr=pert_sr, delta_c=clean_sr - pert_sr,
-                     delta_step=mean(diffs), step_pairs=len(diffs), solved_clean=solved_clean,
+    return DeltaCell(group=group, pairs=len(pairs), not_reached=unreached, clean_sr=clean_sr, pert_sr=pert_sr,
+                     delta_c=clean_sr - pert_sr, delta_step=mean(diffs), step_pairs=len(diffs), solved_clean=solved_clean,
                      still_solved=len(both), rsr=(len(both) / solved_clean) if solved_clean else None)
 
 
@@ -135,10 +162,14 @@ def delta_table(records: Iterable[Record], by: GroupBy = "component") -> list[De
     """
     recs = list(records)
     pairs = make_pairs(recs)
+    clean_keys = {pair_key(r) for r in recs if is_clean(r)}
+    unfired = [r for r in recs if not is_clean(r) and not fired(r) and pair_key(r) in clean_keys]
     if by == "component":
+        unfired = [r for r in unfired if r.get("layer") is None]
         pairs = [(p, c) for p, c in pairs if p.get("layer") is None]
         groups, key = ordered((p.get("component") for p, _ in pairs), COMPONENT_ORDER), (lambda p: p.get("component"))
     elif by == "layer":
+        unfired = [r for r in unfired if r.get("layer") is not None]
         pairs = [(p, c) for p, c in pairs if p.get("layer") is not None]
         groups, key = ordered((p.get("layer") for p, _ in pairs), LAYER_ORDER), (lambda p: p.get("layer"))
     elif by == "perturbation":
@@ -148,11 +179,12 @@ def delta_table(records: Iterable[Record], by: GroupBy = "component") -> list[De
         raise ValueError(f"by={by!r} is unknown; expected component, layer or perturbation")
     rows = []
     for (agent, guard), ps in _pair_groups(pairs, recs):
-        cells = [delta_cell("overall", ps)] if by != "perturbation" else []
+        mine = [r for r in unfired if (r["agent"], r.get("guard", "off")) == (agent, guard)]
+        cells = [delta_cell("overall", ps, len(mine))] if by != "perturbation" else []
         for g in groups:
             sub = [(p, c) for p, c in ps if key(p) == g]
             if sub:
-                cells.append(delta_cell(str(g), sub))
+                cells.append(delta_cell(str(g), sub, sum(key(r) == g for r in mine)))
         rows.append(DeltaRow(agent=agent, agent_kind=_kind([p for p, _ in ps]), guard=guard, cells=cells))
     return rows
 
@@ -182,7 +214,8 @@ def failure_counts(records: Iterable[Record]) -> list[FailureCountRow]:
                 continue
             common = [k for k in by_guard["off"] if k in by_guard[g] and k[3] == agent]
             for cond in ("clean", "perturbed"):
-                keys = [k for k in common if (k[2] == "clean") == (cond == "clean")]
+                keys = [k for k in common if (k[2] == "clean") == (cond == "clean")
+                        and (fired(by_guard["off"][k]) or fired(by_guard[g][k]))]
                 if not keys:
                     continue
                 without = sum(not succeeded(by_guard["off"][k]) for k in keys)

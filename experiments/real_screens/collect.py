@@ -6,8 +6,8 @@ Scans every blob reachable from any ref of ``GIT_DIR`` (a bare snapshot is fine)
 keeps the ones that are uiautomator dumps or Appium page sources, and writes each
 unchanged to ``STAGING_DIR/files/OWNER+NAME/`` with one manifest row (repository,
 path, a commit holding it, blob id, sha256, licence where the repository states
-one). Files on the reserved list (``../shared/reserved/real-screens.txt``, blob id
-and sha256) are never written; files already in the corpus or in any staging
+one). Files on the reserved list (``reserved.txt`` here, blob id and sha256) are
+never written; files already in the corpus or in any staging
 directory next to ``STAGING_DIR`` are skipped by sha256.
 
 No diagnoser is imported: collecting and labelling come before any rule sees a file.
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Iterator, Optional
 
-from experiments.real_screens.reserved import Reserved, load_reserved
+from experiments.real_screens.reserved import Reserved, load_reserved, rejection
 
 CORPUS_DIR = Path(__file__).resolve().parent
 SUFFIXES = (".xml", ".uix", ".txt", ".html", ".source", "")
@@ -143,11 +143,9 @@ def collect(git_dir: Path, repo: str, staging: Path, reserved: Reserved) -> dict
             continue
         counts["dumps"] += 1
         sha = hashlib.sha256(data).hexdigest()
-        if reserved.is_reserved(blob, sha):
-            counts["reserved"] += 1
-            continue
-        if sha in have:
-            counts["duplicate"] += 1
+        why = rejection(blob, sha, reserved, have)
+        if why is not None:
+            counts[why] += 1
             continue
         commit = _commit_holding(git_dir, blob, path)
         if commit is None:

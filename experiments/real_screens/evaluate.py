@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from experiments.real_screens.corpus import Screen
 from ttir.config import TTIRConfig
+from ttir.dump import DumpError
 from ttir.types import Action, AgentStep, Observation
 
 ACTION_CLASSES = ("dismiss", "engage", "destructive", "back", "other", "wait", "none")
@@ -160,7 +161,7 @@ def evaluate(screens: list[Screen], config: Optional[TTIRConfig] = None, tiers: 
             continue
         try:
             out.append(evaluate_screen(s, config, tiers, judge=judge))
-        except ValueError as exc:  # an unreadable dump that is not labelled malformed
+        except DumpError as exc:  # an unreadable dump that is not labelled malformed (a bug elsewhere raises)
             out.append(ScreenResult(id=s.id, repo=s.repo, split=s.split, category=s.label.category,
                                     kind=s.label.kind, error=str(exc)))
     return out

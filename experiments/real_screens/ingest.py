@@ -26,7 +26,7 @@ import yaml
 
 from experiments.real_screens.corpus import CORPUS_DIR, SPLITS, load_splits
 from experiments.real_screens.labels import ScreenLabel
-from experiments.real_screens.reserved import load_reserved
+from experiments.real_screens.reserved import git_blob_id, load_reserved, rejection
 
 TEST_SHARE = 0.5  # of each interference kind's screens, and of the wanted / ordinary screens
 
@@ -61,14 +61,12 @@ def ingest(stagings: list[Path], corpus: Path = CORPUS_DIR, seed: int = 0) -> di
             if sha != m["sha256"]:
                 raise ValueError(f"{staging / m['file']}: sha256 {sha} differs from the manifest's {m['sha256']}: "
                                  "the file changed after it was collected")
-            blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+            blob = git_blob_id(data)
             if blob != m["blob"]:
                 raise ValueError(f"{staging / m['file']}: git blob id {blob} differs from the manifest's {m['blob']}")
-            if reserved.is_reserved(blob, sha):
-                counts["reserved"] += 1
-                continue
-            if sha in have:
-                counts["duplicate"] += 1
+            why = rejection(blob, sha, reserved, have)
+            if why is not None:
+                counts[why] += 1
                 continue
             cid = sha[:12]
             target = corpus / m["file"]

@@ -1,18 +1,26 @@
 """The reserved real screens: files kept for an independent evaluation, never in the corpus.
 
-The list (git blob id and sha256 per file) lives in ``../shared/reserved/real-screens.txt``
-beside the repository; ``reserved.txt`` here is a copy of it, so that the check also
-runs in a clone that has no ``shared/`` beside it. Both are read when both exist.
+The list (git blob id and sha256 per file) is ``reserved.txt`` in this folder: the
+repository reads nothing from outside itself, so the check runs the same in any clone.
+A newer list handed out by whoever keeps the evaluation can be added with the
+``TTIR_RESERVED_LIST`` environment variable (a path); both are then read.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
 HERE = Path(__file__).resolve().parent
-SHARED_LIST = HERE.parents[2] / "shared" / "reserved" / "real-screens.txt"
 LOCAL_LIST = HERE / "reserved.txt"
+
+
+def extra_list() -> Optional[Path]:
+    raw = os.environ.get("TTIR_RESERVED_LIST")
+    return Path(raw) if raw else None
 
 
 @dataclass
@@ -23,6 +31,20 @@ class Reserved:
 
     def is_reserved(self, blob: str, sha256: str) -> bool:
         return blob in self.blobs or sha256 in self.sha256s
+
+
+def git_blob_id(data: bytes) -> str:
+    """What ``git hash-object`` prints for these bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def rejection(blob: str, sha256: str, reserved: Reserved, have: set[str]) -> Optional[str]:
+    """Why a candidate file cannot join the corpus ('reserved', 'duplicate'), or None."""
+    if reserved.is_reserved(blob, sha256):
+        return "reserved"
+    if sha256 in have:
+        return "duplicate"
+    return None
 
 
 def parse_list(text: str) -> tuple[set[str], set[str]]:
@@ -40,7 +62,9 @@ def parse_list(text: str) -> tuple[set[str], set[str]]:
 
 def load_reserved() -> Reserved:
     out = Reserved()
-    for path in (LOCAL_LIST, SHARED_LIST):
+    for path in (LOCAL_LIST, extra_list()):
+        if path is None:
+            continue
         if path.exists():
             blobs, shas = parse_list(path.read_text(encoding="utf-8"))
             out.blobs |= blobs

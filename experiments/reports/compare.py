@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from experiments.metrics.attribution import CATEGORY_LABELS, CATEGORY_ORDER
+from experiments.reports.escape import markdown_text
 from experiments.reports.tables import md_table
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ Flat = dict[tuple, dict[str, Value]]
 # section -> (title, key columns, [(metric, header, kind)]) ; kind: pct | num | int
 SECTIONS: list[tuple[str, str, list[str], list[tuple[str, str, str]]]] = [
     ("success", "Success rate per setting", ["agent", "guard", "perturbation"],
-     [("sr", "SR %", "pct"), ("episodes", "episodes", "int")]),
+     [("sr", "SR %", "pct"), ("episodes", "episodes scored", "int"), ("verified_not_done", "verified, not done", "int")]),
     ("components", "Robustness by component (Table 2) and AnTrap layer", ["agent", "guard", "group"],
      [("pert_sr", "Pert. SR %", "pct"), ("delta_c", "Δc (points)", "pct"), ("delta_step", "Δstep", "num"),
       ("rsr", "RSR %", "pct")]),
@@ -59,7 +60,8 @@ def flatten(m: "RunMetrics", drop_guard: bool = False) -> dict[str, Flat]:
 
     out: dict[str, Flat] = {name: {} for name, *_ in SECTIONS}
     for r in m.success:
-        out["success"][(ag(r.agent), g(r.guard), r.perturbation)] = {"sr": r.success_rate, "episodes": r.episodes}
+        out["success"][(ag(r.agent), g(r.guard), r.perturbation)] = {
+            "sr": r.success_rate, "episodes": r.scored, "verified_not_done": r.verified_not_done}
     for rows, prefix in ((m.components, ""), (m.layers, "AnTrap ")):
         for row in rows:
             for c in row.cells:
@@ -132,10 +134,13 @@ def comparison(a: "RunMetrics", b: "RunMetrics", name_a: str = "A", name_b: str 
     drop = should_drop_guard(a, b)
     fa, fb = flatten(a, drop), flatten(b, drop)
     text = load_text()
-    lines = [f"# Comparison: {name_a} vs {name_b}\n",
-             f"- {name_a}: `{a.root}` — run {a.run}, {a.episodes} episodes, guard modes {', '.join(a.guards)}",
-             f"- {name_b}: `{b.root}` — run {b.run}, {b.episodes} episodes, guard modes {', '.join(b.guards)}",
-             "- agents: " + ", ".join(dict.fromkeys([x.label for x in a.agents] + [x.label for x in b.agents])),
+    esc = markdown_text  # run names, paths and labels are text, never markup
+    lines = [f"# Comparison: {esc(name_a)} vs {esc(name_b)}\n",
+             f"- {esc(name_a)}: {esc(a.root)} — run {esc(a.run)}, {a.episodes} episodes, guard modes "
+             f"{esc(', '.join(a.guards))}",
+             f"- {esc(name_b)}: {esc(b.root)} — run {esc(b.run)}, {b.episodes} episodes, guard modes "
+             f"{esc(', '.join(b.guards))}",
+             "- agents: " + esc(", ".join(dict.fromkeys([x.label for x in a.agents] + [x.label for x in b.agents]))),
              "", f"> {text['compare_note']}", ""]
     if drop:
         lines.append(f"Matched without the guard mode: {name_a} ran guard {a.guards[0]}, {name_b} ran guard "

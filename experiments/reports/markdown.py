@@ -6,11 +6,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from benchmark.episode import TERMINATIONS
 from experiments.metrics.attribution import CATEGORY_LABELS, CATEGORY_ORDER
 from experiments.metrics.episodes import LAYER_NAMES
+from experiments.reports.escape import markdown_text
 from experiments.reports.tables import md_table, num, pct, signed, signed_pct
 
 if TYPE_CHECKING:
+    from experiments.metrics.success import DeltaCell, SuccessRow
     from experiments.report import RunMetrics
 
 ATTRIBUTION_LIST_MAX = 150
@@ -33,6 +36,17 @@ def section_agents(m: "RunMetrics", text: dict) -> str:
             + md_table(["agent", "kind", "model", "behaviour"], rows, "llll"))
 
 
+def success_cell(r: "SuccessRow") -> str:
+    """``SR (successes/scored)``, then what the rate leaves out: unfired episodes, verified but
+    unfinished ones, errors."""
+    out = f"{pct(r.success_rate)} ({r.successes}/{r.scored})"
+    if r.fired is not None and r.fired != r.episodes:
+        out += f", fired {r.fired}/{r.episodes}"
+    if r.verified_not_done:
+        out += f", {r.verified_not_done} verified not done"
+    return out + (f", {r.errors} err" if r.errors else "")
+
+
 def section_success(m: "RunMetrics", text: dict) -> str:
     cols = [(a.name, g) for a in m.agents for g in m.guards
             if any(r.agent == a.name and r.guard == g for r in m.success)]
@@ -44,15 +58,29 @@ def section_success(m: "RunMetrics", text: dict) -> str:
         line: list = [p, comp]
         for a, g in cols:
             r = cell.get((a, g, p))
-            line.append("" if r is None else f"{pct(r.success_rate)} ({r.successes}/{r.episodes})"
-                        + (f", {r.errors} err" if r.errors else ""))
+            line.append("" if r is None else success_cell(r))
         rows.append(line)
     headers = ["perturbation", "component"] + [_setting(m, a, g) for a, g in cols]
-    steps = [[_setting(m, r.agent, r.guard), r.perturbation, num(r.mean_steps, 1)] for r in m.success]
     return ("## Success rate per setting\n\n" + text["sections"]["success"] + "\n\n"
-            + md_table(headers, rows, "ll" + "r" * len(cols))
-            + "\n<details><summary>Mean steps per setting</summary>\n\n"
-            + md_table(["setting", "perturbation", "mean steps"], steps, "llr") + "\n</details>\n")
+            + md_table(headers, rows, "ll" + "r" * len(cols)) + "\n" + section_endings(m, text))
+
+
+def section_endings(m: "RunMetrics", text: dict) -> str:
+    """How the episodes of each setting ended, and which perturbed ones were never perturbed."""
+    ends = list(dict.fromkeys(t for t in TERMINATIONS for r in m.success if r.terminations.get(t)))
+    rows = [[_setting(m, r.agent, r.guard), r.perturbation, r.episodes,
+             "–" if r.fired is None else f"{r.fired}/{r.episodes}"]
+            + [r.terminations.get(t, 0) for t in ends] + [r.verified_not_done, num(r.mean_steps, 1)]
+            for r in m.success]
+    table = md_table(["setting", "perturbation", "episodes", "fired"] + [f"ended: {t}" for t in ends]
+                     + ["verified, not done", "mean steps"], rows, "llrr" + "r" * (len(ends) + 2))
+    unreached = [[_setting(m, r.agent, r.guard), r.perturbation, len(r.not_reached), ", ".join(r.not_reached)]
+                 for r in m.success if r.not_reached]
+    listing = ("\n<details><summary>Not reached: perturbed episodes whose perturbation never fired "
+               f"({sum(len(r.not_reached) for r in m.success)})</summary>\n\n"
+               + md_table(["setting", "perturbation", "episodes", "ids"], unreached, "llrl") + "\n</details>\n"
+               if unreached else "")
+    return "### How the episodes ended\n\n" + text["sections"]["endings"] + "\n\n" + table + listing
 
 
 def _delta_rows(m: "RunMetrics", rows: list, groups: list[str], names: dict[str, str]) -> tuple[list, list]:
@@ -66,11 +94,16 @@ def _delta_rows(m: "RunMetrics", rows: list, groups: list[str], names: dict[str,
         for g in groups:
             c = row.cell(g)
             if c is None or not c.pairs:
-                line += ["", "", "", "", ""]
+                line += ["", "", "", "", "" if c is None or not c.not_reached else f"0 (+{c.not_reached} not reached)"]
             else:
-                line += [pct(c.clean_sr), pct(c.pert_sr), signed_pct(c.delta_c), signed(c.delta_step), c.pairs]
+                line += [pct(c.clean_sr), pct(c.pert_sr), signed_pct(c.delta_c), signed(c.delta_step), pairs_cell(c)]
         out.append(line)
     return headers, out
+
+
+def pairs_cell(c: "DeltaCell") -> str:
+    """Pairs a Δc is computed over; the perturbed episodes that never fired are named, not counted."""
+    return str(c.pairs) + (f" (+{c.not_reached} not reached)" if c.not_reached else "")
 
 
 def section_components(m: "RunMetrics", text: dict) -> str:
@@ -107,7 +140,8 @@ def section_per_type(m: "RunMetrics", text: dict, plots: list[Path], out_dir: Pa
         for r in m.per_type:
             c = r.cell(g)
             line.append("" if c is None or not c.pairs else
-                        f"{pct(c.clean_sr, 0)} → {pct(c.pert_sr, 0)} ({signed_pct(c.delta_c, 0)})")
+                        f"{pct(c.clean_sr, 0)} → {pct(c.pert_sr, 0)} ({signed_pct(c.delta_c, 0)})"
+                        + (f", fired {c.pairs}/{c.pairs + c.not_reached}" if c.not_reached else ""))
         rows.append(line)
     body = md_table(["perturbation"] + [_setting(m, a, g) for a, g in settings], rows) if settings else \
         "_No clean/perturbed pairs in this run._\n"
@@ -225,8 +259,8 @@ def section_attribution(m: "RunMetrics", text: dict) -> str:
     for comp in dict.fromkeys(a.component for a in failed):
         sub = [a for a in failed if a.component == comp]
         by_comp.append([comp, len(sub)] + [sum(a.category == c for a in sub) for c in CATEGORY_ORDER])
-    listing = [[a.id, m.label(a.agent), a.guard, a.perturbation, CATEGORY_LABELS[a.category],
-                "" if a.step is None else a.step, a.reason] for a in failed[:ATTRIBUTION_LIST_MAX]]
+    listing = [[a.id, m.label(a.agent), a.guard, a.perturbation, a.termination, CATEGORY_LABELS[a.category], "" if a.step is None else a.step, a.reason]
+               for a in failed[:ATTRIBUTION_LIST_MAX]]
     more = len(failed) - len(listing)
     cats = [CATEGORY_LABELS[c] for c in CATEGORY_ORDER]
     return ("## Error attribution (the paper's four categories)\n\n" + text["sections"]["attribution"] + "\n\n"
@@ -234,22 +268,28 @@ def section_attribution(m: "RunMetrics", text: dict) -> str:
                if failed else "_No failed episodes._\n")
             + ("\nBy perturbation component:\n\n" + md_table(["component", "failed"] + cats, by_comp) if failed else "")
             + ("\n<details><summary>Every failed episode</summary>\n\n"
-               + md_table(["episode", "agent", "guard", "perturbation", "category", "step", "evidence"], listing,
-                          "lllllrl")
+               + md_table(["episode", "agent", "guard", "perturbation", "ended", "category", "step", "evidence"],
+                          listing, "llllllrl")
                + (f"\n… and {more} more in metrics.json.\n" if more > 0 else "") + "\n</details>\n" if failed else ""))
 
 
 def render_report(m: "RunMetrics", *, plot_paths: Optional[list[Path]], out_dir: Path,
-                  viewer: Optional[Path] = None) -> str:
+                  viewer: Optional[Path] = None, viewer_embedded: bool = False) -> str:
     text = _text()
     plots = plot_paths or []
-    head = [f"# Report: {m.run}\n",
-            f"Run directory: `{m.root}` — {m.episodes} episodes ({m.errors} raised), agents: "
-            + ", ".join(a.label for a in m.agents) + f"; guard modes: {', '.join(m.guards)}; "
-            + f"perturbations: {', '.join(m.perturbations)}.\n"]
+    esc = markdown_text  # names come from the spec and the records: text, never markup
+    head = [f"# Report: {esc(m.run)}\n",
+            f"Run directory: {esc(m.root)} — {m.episodes} episodes ({m.errors} raised), agents: "
+            + ", ".join(esc(a.label) for a in m.agents) + f"; guard modes: {esc(', '.join(m.guards))}; "
+            + f"perturbations: {esc(', '.join(m.perturbations))}.\n"]
     if viewer is not None:
+        from experiments.report import human_size
+
+        how = (f"one self-contained file of {human_size(viewer.stat().st_size)}, screenshots embedded: share it as is"
+               if viewer_embedded else "it loads the screenshots from episodes/; `ttir report --self-contained` "
+               "embeds them for sharing")
         head.append(f"Trajectory viewer: [{viewer.name}]({os.path.relpath(viewer, out_dir)}) (open it in a browser, "
-                    "works offline). Machine-readable numbers: metrics.json.\n")
+                    f"works offline; {how}). Machine-readable numbers: metrics.json.\n")
     if plot_paths is None:
         head.append(f"\n> {text['plots_skipped']}\n")
     parts = ["\n".join(head), section_agents(m, text), section_success(m, text), section_components(m, text),

@@ -1,8 +1,8 @@
 """PNG plots of a RunMetrics (matplotlib, the optional ``plots`` extra).
 
 - ``fig4_failed_<agent>.png``  failed episodes with and without the guard, clean and perturbed (Figure 4)
-- ``per_type_<agent>_<guard>.png``  clean → perturbed success per perturbation type (Figures 6/7)
-- ``components_delta.png``  Δc per component and AnTrap layer for every agent × guard mode (Table 2)
+- ``per_type_<agent>.png``  clean → perturbed success per perturbation type, every guard mode in one chart (Figures 6/7)
+- ``components_delta.png``  Δc per component (and AnTrap layer, when the run has traps) for every agent × guard mode (Table 2)
 
 Importing this module raises ImportError when matplotlib is missing.
 """
@@ -62,29 +62,43 @@ def plot_failures(m: "RunMetrics", out: Path) -> list[Path]:
 
 
 def plot_per_type(m: "RunMetrics", out: Path) -> list[Path]:
+    """Per agent, one figure: per perturbation type the clean success rate (guard off) and the
+    perturbed one under every guard mode side by side, so the guard's effect reads off one chart."""
     paths = []
-    for row in m.per_type:
-        cells = [c for c in row.cells if c.pairs]
-        if not cells:
+    for agent in dict.fromkeys(r.agent for r in m.per_type):
+        rows = [r for r in m.per_type if r.agent == agent]
+        groups = list(dict.fromkeys(c.group for r in rows for c in r.cells if c.pairs))
+        if not groups:
             continue
-        fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(cells) + 1.4))
-        ys = list(range(len(cells)))[::-1]
-        h = 0.38
-        ax.barh([y + h / 2 for y in ys], [100 * (c.clean_sr or 0) for c in cells], h, label="clean (before)",
-                color=CLEAN_COLOUR)
-        ax.barh([y - h / 2 for y in ys], [100 * (c.pert_sr or 0) for c in cells], h, label="perturbed (after)",
-                color=PERT_COLOUR)
-        ax.set_yticks(ys, [f"{c.group} (n={c.pairs})" for c in cells], fontsize=8)
+        base = next((r for r in rows if r.guard == "off"), rows[0])
+        series = [(f"clean (guard {base.guard})", CLEAN_COLOUR, {g: base.cell(g) for g in groups}, "clean_sr")]
+        colours = plt.get_cmap("Oranges")
+        for k, r in enumerate(rows):
+            colour = PERT_COLOUR if r.guard == "off" else (GUARD_COLOUR if len(rows) == 2 else colours(0.45 + 0.15 * k))
+            series.append((f"perturbed, guard {r.guard}", colour, {g: r.cell(g) for g in groups}, "pert_sr"))
+        fig, ax = plt.subplots(figsize=(8.5, (0.2 * len(series) + 0.18) * len(groups) + 1.8))
+        ys = list(range(len(groups)))[::-1]
+        h = 0.8 / len(series)
+        for k, (label, colour, cells, field) in enumerate(series):
+            off = (len(series) - 1) / 2 - k
+            vals = [100 * (getattr(cells[g], field) or 0) if cells[g] is not None else 0 for g in groups]
+            ax.barh([y + off * h for y in ys], vals, h, label=label, color=colour)
+            for y, v, g in zip(ys, vals, groups):
+                if cells[g] is not None and cells[g].pairs:
+                    ax.text(v + 1, y + off * h, f"{v:.0f}", va="center", fontsize=6)
+        names = []
+        for g in groups:
+            cell = base.cell(g) or next(r.cell(g) for r in rows if r.cell(g) is not None)
+            name = g.replace("{", "\n{", 1) if len(g) > 28 else g  # long labels (overrides) wrap
+            names.append(f"{name}\n(n={cell.pairs}" + (f", +{cell.not_reached} not reached" if cell.not_reached else "") + ")")
+        ax.set_yticks(ys, names, fontsize=7)
         ax.set_xlim(0, 112)
-        ax.set_xlabel("success rate (%)")
-        for y, c in zip(ys, cells):
-            ax.text(100 * (c.pert_sr or 0) + 1, y - h / 2, f"{100 * (c.pert_sr or 0):.0f}", va="center", fontsize=7)
-            ax.text(100 * (c.clean_sr or 0) + 1, y + h / 2, f"{100 * (c.clean_sr or 0):.0f}", va="center", fontsize=7)
-        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16 - 0.6 / len(cells)), ncol=2,
-                  frameon=False)
-        ax.set_title(f"Clean → perturbed per type — {m.label(row.agent)} · guard {row.guard}", fontsize=9)
+        ax.set_xlabel("success rate (%, done-gated)")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.5 / len(groups)),
+                  ncol=min(3, len(series)), frameon=False)
+        ax.set_title(f"Clean vs perturbed per type, guard off and on — {m.label(agent)}", fontsize=9)
         fig.tight_layout()
-        p = out / f"per_type_{_safe(row.agent)}_{_safe(row.guard)}.png"
+        p = out / f"per_type_{_safe(agent)}.png"
         fig.savefig(p, dpi=110)
         plt.close(fig)
         paths.append(p)
@@ -120,7 +134,9 @@ def plot_components(m: "RunMetrics", out: Path) -> list[Path]:
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xticks(range(len(groups)), groups)
     ax.set_ylabel("Δc = SR clean − SR perturbed (points)")
-    ax.set_title("Success-rate drop per component and AnTrap layer (hatched: guard on)", fontsize=9)
+    what = " and ".join(x for x, present in (("component", any(not g.startswith("AnTrap ") for g in groups)),
+                                             ("AnTrap layer", any(g.startswith("AnTrap ") for g in groups))) if present)
+    ax.set_title(f"Success-rate drop per {what} (hatched: guard on)", fontsize=9)
     ax.legend(fontsize=7, ncol=min(3, len(settings)), loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
     fig.tight_layout()
     p = out / "components_delta.png"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+from experiments.reports.escape import markdown_text
+
 
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: Optional[str] = None) -> str:
     """A GitHub-flavoured markdown table; ``align`` is one char per column (l/r/c), default left then right."""
@@ -19,7 +21,7 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: Optio
 
 
 def _cell(v: Any) -> str:
-    return "" if v is None else str(v).replace("|", "\\|").replace("\n", " ")
+    return markdown_text(v)  # cells carry run data (agent text, evidence, names): never live Markdown or HTML
 
 
 def pct(x: Optional[float], digits: int = 1) -> str:

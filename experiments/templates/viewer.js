@@ -1,10 +1,12 @@
-// ttir trajectory viewer: filters, episode list, step-by-step screenshots with the action drawn on them.
+// ttir trajectory viewer: filters, episodes by task and setting, step-by-step screenshots with the action
+// drawn on them. Every text from the run goes in through textContent / attributes, never as markup.
 (function () {
   "use strict";
   const DATA = JSON.parse(document.getElementById("run-data").textContent);
+  const IMAGES = DATA.images || null; // self-contained: key -> data URI; else the key is a relative path
   const SVG_NS = "http://www.w3.org/2000/svg";
   const TOUCH = { click: 1, long_press: 1, double_tap: 1, input_text: 1 };
-  const FILTER_KEYS = ["task", "perturbation", "agent", "guard", "result", "category"];
+  const FILTER_KEYS = ["task", "perturbation", "agent", "guard", "result", "termination", "fired", "category"];
   const state = { filters: {}, episode: null, step: 0 };
 
   function el(tag, attrs, children) {
@@ -23,9 +25,17 @@
     return node;
   }
 
+  function imageSrc(ref) { return ref ? (IMAGES ? IMAGES[ref] || null : ref) : null; }
+
+  function firedLabel(ep) {
+    if (ep.fired === null || ep.fired === undefined) return "clean";
+    return ep.fired ? "fired" : "not reached";
+  }
+
   function valueOf(ep, key) {
-    if (key === "result") return ep.status === "error" ? "error" : (ep.success ? "success" : "failure");
+    if (key === "result") return ep.status === "error" ? "error" : (ep.success ? (ep.recovered ? "success, guard acted" : "success") : "failure");
     if (key === "category") return ep.category || (ep.success ? "(solved)" : "other");
+    if (key === "fired") return firedLabel(ep);
     return String(ep[key]);
   }
 
@@ -33,10 +43,14 @@
 
   // -- filters and list -----------------------------------------------------------------------
   function buildFilters() {
-    document.getElementById("title").textContent = "ttir run " + DATA.run + " — " + DATA.episodes.length + " episodes";
+    const eps = DATA.episodes;
+    const failed = eps.filter((e) => !e.success).length;
+    const recovered = eps.filter((e) => e.recovered).length;
+    document.getElementById("title").textContent = "ttir run " + DATA.run + " — " + eps.length + " episodes, " +
+      failed + " failed, " + recovered + " solved with the guard acting";
     document.querySelectorAll("#filters select").forEach((sel) => {
       const key = sel.dataset.key;
-      const values = Array.from(new Set(DATA.episodes.map((e) => valueOf(e, key))));
+      const values = Array.from(new Set(eps.map((e) => valueOf(e, key))));
       sel.appendChild(el("option", { value: "", text: "all" }));
       values.forEach((v) => sel.appendChild(el("option", { value: v, text: key === "agent" ? agentLabel(v) : v })));
       sel.addEventListener("change", () => { state.filters[key] = sel.value; renderList(); });
@@ -52,14 +66,28 @@
     list.textContent = "";
     const eps = visible();
     document.getElementById("count").textContent = eps.length + " shown";
+    let task = null;
     eps.forEach((ep) => {
+      if (ep.task !== task) { // episodes come grouped by task, then setting
+        task = ep.task;
+        const mine = eps.filter((e) => e.task === task);
+        const bad = mine.filter((e) => !e.success).length;
+        list.appendChild(el("div", { cls: "group" }, [task, el("span", { cls: "sub", text:
+          mine.length + " episodes" + (bad ? ", " + bad + " failed" : "") })]));
+      }
       const mark = el("span", { cls: "mark " + (ep.success ? "ok" : "fail"), text: ep.success ? "✔" : "✘" });
-      const sub = el("span", { cls: "sub", text: ep.agent + " · guard " + ep.guard + " · s" + ep.seed + "r" + ep.repeat +
-        (ep.success ? "" : " · " + (ep.category || ep.termination || "")) });
-      const a = el("a", { href: "#" + encodeURIComponent(ep.id), "data-id": ep.id }, [mark, ep.task + " · " + ep.perturbation, sub]);
+      const detail = [agentLabel(ep.agent), "guard " + ep.guard, "ended " + ep.termination];
+      if (ep.repeat || ep.seed) detail.push("s" + ep.seed + "r" + ep.repeat);
+      if (ep.fired === false) detail.push("not reached");
+      if (!ep.success && ep.category) detail.push(ep.category);
+      if (!ep.success && ep.verified) detail.push("verified, not done");
+      const head = [mark, ep.perturbation];
+      if (ep.recovered) head.push(el("span", { cls: "tag", text: "recovered" }));
+      const a = el("a", { cls: "ep", href: "#" + encodeURIComponent(ep.id), "data-id": ep.id },
+        head.concat([el("span", { cls: "sub", text: detail.join(" · ") })]));
       if (state.episode && state.episode.id === ep.id) a.classList.add("active");
       list.appendChild(a);
-      a.addEventListener("click", (ev) => { ev.preventDefault(); openEpisode(ep.id); });
+      a.addEventListener("click", (ev) => { ev.preventDefault(); openEpisode(ep.id, ep.focus); });
     });
     const active = list.querySelector("a.active");
     if (active) active.scrollIntoView({ block: "nearest" });
@@ -68,19 +96,23 @@
   // -- one episode ----------------------------------------------------------------------------
   function openEpisode(id, step) {
     const ep = DATA.episodes.find((e) => e.id === id);
-    if (!ep) return;
+    if (!ep) return false;
     state.episode = ep;
-    state.step = step || 0;
     const root = document.getElementById("episode");
     root.textContent = "";
     root.appendChild(document.getElementById("episode-template").content.cloneNode(true));
-    root.querySelector(".ep-title").appendChild(el("span", { cls: ep.success ? "ok" : "fail", text: ep.success ? "✔ solved " : "✘ failed " }));
+    const verdict = ep.success ? (ep.recovered ? "✔ solved, the guard acted " : "✔ solved ") :
+      (ep.verified ? "✘ verified, never declared done " : "✘ failed ");
+    root.querySelector(".ep-title").appendChild(el("span", { cls: ep.success ? "ok" : "fail", text: verdict }));
     root.querySelector(".ep-title").appendChild(document.createTextNode(ep.id));
     root.querySelector(".ep-goal").textContent = ep.goal || "";
+    const fired = ep.fired === null || ep.fired === undefined ? null :
+      (ep.fired ? "perturbation fired" + (ep.fired_step === null || ep.fired_step === undefined ? "" : " at step " + ep.fired_step)
+        : "perturbation never fired (not reached)");
     root.querySelector(".ep-meta").textContent = [
       "agent " + agentLabel(ep.agent), "guard " + ep.guard, "perturbation " + ep.perturbation +
-      " (" + ep.component + (ep.layer ? "/" + ep.layer : "") + ")", "steps " + ep.steps_used + " / budget " + ep.budget,
-      "termination " + ep.termination, ep.category ? "error category " + ep.category : null,
+      " (" + ep.component + (ep.layer ? "/" + ep.layer : "") + ")", fired, "steps " + ep.steps_used + " / budget " + ep.budget,
+      "ended: " + ep.termination, ep.category ? "error category " + ep.category : null,
       ep.status === "error" ? "episode raised: " + (ep.error || "").trim().split("\n").pop() : null,
     ].filter(Boolean).join(" · ");
     const slider = root.querySelector(".slider");
@@ -93,7 +125,8 @@
     ep.reset_events.concat(...ep.steps.map((s) => s.events)).forEach((e) => all.appendChild(eventItem(e)));
     if (!all.children.length) all.appendChild(el("li", { cls: "muted", text: "no perturbation events" }));
     renderList();
-    showStep(state.step);
+    showStep(step || 0);
+    return true;
   }
 
   function eventItem(e) {
@@ -129,6 +162,16 @@
     return a.action_type + "(" + parts.join(", ") + ")";
   }
 
+  function shortLabel(a) {
+    if (!a || !a.action_type) return "";
+    if (a.action_type === "input_text") return "type " + JSON.stringify(a.text || "");
+    if (a.action_type === "open_app") return "open_app " + (a.app_name || "");
+    if (a.action_type === "status") return "status: " + (a.goal_status || "");
+    if (a.action_type === "scroll") return "scroll " + (a.direction || "");
+    if (TOUCH[a.action_type] || a.action_type === "swipe") return a.action_type;
+    return describe(a);
+  }
+
   function showStep(i) {
     const ep = state.episode;
     if (!ep) return;
@@ -143,11 +186,14 @@
     root.querySelector(".step-label").textContent = isFinal ? "final screen" : "step " + i + " of " + n;
     const img = root.querySelector(".shot-img");
     const layer = root.querySelector(".shot-svg");
+    const label = root.querySelector(".shot-label");
     layer.textContent = "";
-    const src = isFinal ? ep.final : st.img;
+    label.textContent = "";
+    const src = imageSrc(isFinal ? ep.final : st.img);
     const caption = root.querySelector(".shot-caption");
     caption.textContent = isFinal ? "final screen: " + ((ep.final_screen || {}).foreground || "")
       : (st.fg || "") + (st.orientation ? " · " + st.orientation : "");
+    if (!isFinal) actionLabel(label, st);
     if (src) {
       img.style.display = "";
       img.onload = () => { if (!isFinal) drawAction(layer, img, st); };
@@ -159,6 +205,18 @@
       caption.textContent += " (no screenshot kept for this step)";
     }
     renderStepInfo(root, st);
+  }
+
+  // The action's name goes above the screenshot, not on it: it never covers the screen's own text.
+  function actionLabel(label, st) {
+    const colour = st.source === "recovery" ? "#9a6700" : "#cf222e";
+    label.appendChild(el("span", { style: "color:" + colour, text: (st.source === "recovery" ? "guard: " : "agent: ") +
+      (shortLabel(st.action) || "(no action)") }));
+    executedAt(st).forEach((e) => label.appendChild(el("span", { cls: "executed", text: " · dashed: where it really landed (" + e.event + ")" })));
+  }
+
+  function executedAt(st) {
+    return (st.events || []).filter((e) => { const alt = (e.details || {}).altered; return alt && alt.x !== undefined && alt.x !== null && e.step === st.i; });
   }
 
   function renderStepInfo(root, st) {
@@ -178,7 +236,7 @@
     if (!st.guard.length) guard.appendChild(el("li", { cls: "muted", text: "no problem found" }));
   }
 
-  // -- drawing the action on the screenshot ------------------------------------------------------
+  // -- drawing the action on the screenshot (marks only; the words are in the label above) ---------------
   function drawAction(layer, img, st) {
     layer.textContent = "";
     const a = st.action || {};
@@ -195,29 +253,18 @@
       if (a.action_type === "long_press" || a.action_type === "double_tap") {
         layer.appendChild(svg("circle", { cx: x, cy: y, r: r * 1.6, fill: "none", stroke: colour, "stroke-width": 2 }));
       }
-      label(layer, x + r + 2, y, a.action_type === "input_text" ? "type " + JSON.stringify(a.text || "") : a.action_type, colour, w);
     } else if (a.action_type === "swipe" && a.x !== undefined && a.x !== null) {
       arrow(layer, P(a.x, a.y), P(a.x2, a.y2), colour, r);
-      label(layer, a.x * scale + r, a.y * scale, "swipe", colour, w);
     } else if (a.action_type === "scroll") {
       const [cx, cy] = a.x !== undefined && a.x !== null ? P(a.x, a.y) : [w / 2, h / 2];
       const d = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] }[a.direction] || [0, 1];
       const len = Math.min(w, h) / 4;
       arrow(layer, [cx, cy], [cx + d[0] * len, cy + d[1] * len], colour, r);
-      label(layer, cx + r, cy, "scroll " + (a.direction || ""), colour, w);
-    } else if (a.action_type) {
-      const text = a.action_type === "open_app" ? "open_app " + a.app_name :
-        a.action_type === "status" ? "status: " + a.goal_status : describe(a);
-      label(layer, 8, h * 0.08, text, colour, w, true);
     }
     // where a perturbation really sent the action (offset / remapped / replaced)
-    (st.events || []).forEach((e) => {
-      const alt = (e.details || {}).altered;
-      if (alt && alt.x !== undefined && alt.x !== null && e.step === st.i) {
-        const [x, y] = P(alt.x, alt.y);
-        layer.appendChild(svg("circle", { cx: x, cy: y, r: r * 0.8, fill: "none", stroke: "#0969da", "stroke-width": 2, "stroke-dasharray": "4 3" }));
-        label(layer, x + r, y + r * 1.5, "executed (" + e.event + ")", "#0969da", w);
-      }
+    executedAt(st).forEach((e) => {
+      const [x, y] = P(e.details.altered.x, e.details.altered.y);
+      layer.appendChild(svg("circle", { cx: x, cy: y, r: r * 0.8, fill: "none", stroke: "#0969da", "stroke-width": 2, "stroke-dasharray": "4 3" }));
     });
   }
 
@@ -231,25 +278,17 @@
     layer.appendChild(svg("circle", { cx: from[0], cy: from[1], r: r / 2, fill: colour }));
   }
 
-  function label(layer, x, y, text, colour, w, banner) {
-    const size = Math.max(9, w / 28);
-    const right = !banner && x > w * 0.6; // near the right edge: write to the left of the mark
-    const t = svg("text", { x: right ? x - size * 2.2 : x, y: y, fill: colour, "font-size": size, "font-weight": "bold",
-      "text-anchor": right ? "end" : "start", "paint-order": "stroke", stroke: "white", "stroke-width": size / 4 });
-    t.textContent = banner ? text : (text.length > 40 ? text.slice(0, 39) + "…" : text);
-    layer.appendChild(t);
-  }
-
   document.addEventListener("keydown", (ev) => {
-    if (ev.target && ev.target.tagName === "SELECT") return;
+    if (ev.target && (ev.target.tagName === "SELECT" || ev.target.tagName === "INPUT")) return;
     if (ev.key === "ArrowRight") showStep(state.step + 1);
     if (ev.key === "ArrowLeft") showStep(state.step - 1);
   });
 
   buildFilters();
   renderList();
-  // deep link: viewer.html#<episode id> or #<episode id>@<step>
+  // deep link: viewer.html#<episode id> or #<episode id>@<step>; else the first failure, else the first recovery
   const wanted = decodeURIComponent((location.hash || "").slice(1)).split("@");
-  const first = visible()[0];
-  if (wanted[0]) openEpisode(wanted[0], Number(wanted[1] || 0)); else if (first) openEpisode(first.id);
+  const eps = visible();
+  const first = eps.find((e) => !e.success) || eps.find((e) => e.recovered) || eps[0];
+  if (!(wanted[0] && openEpisode(wanted[0], Number(wanted[1] || 0))) && first) openEpisode(first.id, first.focus);
 })();

@@ -24,7 +24,7 @@ from loguru import logger
 from experiments.store import EPISODES
 from experiments.tune.labels import LABEL_KEYS, label_episode
 
-DEFAULT_HISTORY = 16  # steps of history per row; see README / DESIGN for why 16
+DEFAULT_HISTORY = 16  # steps of history per row; rows of an episode chain to the guard's 64 (tune/README.md)
 
 
 def _episode_records(run_dir: Path) -> list[dict[str, Any]]:

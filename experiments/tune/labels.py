@@ -250,7 +250,7 @@ def label_episode(trajectory: dict[str, Any]) -> list[tuple[dict[str, Any], dict
     dict in ``trajectory.json``), in order."""
     steps = [s for s in trajectory.get("trajectory", []) if s.get("agent_step")]
     info = trajectory.get("task_info") or {}
-    success = trajectory.get("success")
+    success = trajectory.get("verified", trajectory.get("success"))  # the verifier, not the done-gated score
     out: list[tuple[dict[str, Any], dict[str, str]]] = []
     prev_align: Optional[str] = None
     for t, step in enumerate(steps):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from benchmark.ui.widgets import Widget, button, checkbox, column, field_, icon_button, image, radio, row, text
+from benchmark.ui.widgets import Widget, button, checkbox, column, field_, icon_button, image, radio, row, text, title_inset
 from perturb.overlay.spec import ButtonSpec, PageSpec, Style
 
 # default resource ids per style: what the real framework / apps report
@@ -119,9 +119,9 @@ def body_widgets(page: PageSpec, st: PageState, style: Style, ctl: Controls) -> 
     if page.message and style != "banner":
         out.append(text(page.message, id=page.message_id or ids["message"], size=15, color="muted"))
     for b in page.bullets:
-        # a BulletSpan is drawn, not part of the text
-        out.append(row(column(image("record", size=8, color="muted", a11y=False), pad=0), text(b, id="summary", size=15, weight=1),
-                       gap=12, align="center"))
+        # a BulletSpan is drawn, not part of the text; it sits on the first line (same size: same line box)
+        out.append(row(text("•", size=15, color="muted", a11y=False), text(b, id="summary", size=15, weight=1),
+                       gap=12, align="start"))
     for c in page.checks:
         key = c.id or c.label
         out.append(checkbox(c.label, key in st.checked, (lambda _v, k=key: ctl.toggle(k)), id=c.id or "checkbox"))
@@ -253,7 +253,10 @@ def card_parts(page: PageSpec, st: PageState, style: Style, ctl: Controls,
         # with a title the close / up button leads the bar; an ad's bare close button sits top-right
         close = make_button(page.close_button, page, st, style, ctl)
         bar_kids.insert(0, close) if page.header else bar_kids.append(close)
-    head = [Widget("top_bar", id="toolbar", children=bar_kids, style={"pad": 4, "gap": 4, "min_h": 64, "align": "center"})]
+    bar_style = {"pad": 4, "gap": 4, "min_h": 64, "align": "center"}
+    if not (page.close_button is not None and page.header):
+        bar_style.update(title_inset())  # the headline 16 dp from the edge
+    head = [Widget("top_bar", id="toolbar", children=bar_kids, style=bar_style)]
     body = _icon(page, ids, 56 if compact else 112, hero=True) + _title(page, ids, 26, center=bool(page.icon)) + body_widgets(page, st, style, ctl)
     foot = _buttons(page, st, style, ctl, ids["buttons"], position)
     return CardParts("full", ids["panel"], "android.widget.FrameLayout", head, body, foot, ids["scroll"], pad=0, gap=0,

@@ -189,7 +189,8 @@ class DialogOverlay(Layer):
         # corners and full-screen pages must not paint over them)
         W, H = img.size
         ax1, ay1, ax2, ay2 = geom.area
-        bars = [(box, img.crop(box)) for box in ((0, 0, W, ay1), (0, ay2, W, H)) if box[3] > box[1]]
+        bars = [(box, img.crop(box)) for box in ((0, 0, W, ay1), (0, ay2, W, H), (ax2, ay1, W, ay2))
+                if box[3] > box[1] and box[2] > box[0]]
         paint_card(img, laid.card, geom.metrics, palette(geom.dark, tuple(self.accent)))
         for box, patch in bars:
             img.paste(patch, box[:2])
@@ -206,13 +207,13 @@ class DialogOverlay(Layer):
             if at is not None and fg == self.owner:
                 roots[at:at + 1] = new_roots
             else:
-                at = window_insert_index(roots, h)
+                at = window_insert_index(roots, (w, h))
                 roots[at:at] = new_roots
         elif self.in_app and package == fg and app_window(roots, fg) is not None:
             # an in-app dialog is part of the app's own window
             roots[app_window(roots, fg)].children.extend(new_roots[0].children)  # type: ignore[index]
         else:
-            at = window_insert_index(roots, h)
+            at = window_insert_index(roots, (w, h))
             roots[at:at] = new_roots
         changes: dict[str, Any] = {"elements": flatten(roots)}
         activity = self.window_activity

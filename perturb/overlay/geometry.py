@@ -9,21 +9,21 @@ from typing import Any, Optional
 
 from PIL import ImageStat
 
+from benchmark.ui import tokens
 from benchmark.ui.layout import Box
 from benchmark.ui.metrics import Metrics
 from ttir.types import Observation
 
 SYSTEMUI = "com.android.systemui"
 PHONE_WIDTH_DP = 411.0  # a typical phone's short side, to estimate density when the device cannot say
-STATUS_BAR_DP = 24
-NAV_BAR_DP = 48
+BAR_SHARE = 0.12  # a system bar is thinner than this share of the screen
 
 
 @dataclass(frozen=True)
 class Geometry:
     metrics: Metrics
     size: tuple[int, int]
-    area: Box  # below the status bar, above the navigation bar
+    area: Box  # below the status bar, beside (above, or left of) the navigation bar
     dark: bool
 
     @property
@@ -90,15 +90,20 @@ def _dark(obs: Observation, device: Any, area: Box) -> bool:
 def geometry(obs: Observation, device: Any) -> Geometry:
     m = _metrics(obs, device)
     w, h = obs.screen_size
-    top, bottom = m.dp(STATUS_BAR_DP), h - m.dp(NAV_BAR_DP)
+    top, right, bottom = m.dp(tokens.STATUS_BAR), w, h - m.dp(tokens.NAV_BAR)
     roots = [e for e in obs.elements if e.parent is None and e.package == SYSTEMUI]
     status = [e for e in roots if e.bounds[1] == 0 and 0 < e.height < h * 0.1]
-    nav = [e for e in roots if e.bounds[3] == h and 0 < e.height < h * 0.12]
+    nav = [e for e in roots if e.bounds[3] == h and 0 < e.height < h * BAR_SHARE]
+    side = [e for e in roots if e.bounds[2] == w and 0 < e.width < w * BAR_SHARE and e.height > h / 2]
     if status:
         top = max(e.bounds[3] for e in status)
-    if nav:
+    if side:  # three-button navigation on the side of a phone in landscape
+        right, bottom = min(e.bounds[0] for e in side), h
+    elif nav:
         bottom = min(e.bounds[1] for e in nav)
-    area = (0, top, w, bottom)
+    elif obs.elements:  # no navigation bar in the dump: gesture navigation (its strip, or the keyboard's)
+        bottom = h - m.dp(tokens.NAV_BAR_GESTURE)
+    area = (0, top, right, bottom)
     return Geometry(metrics=m, size=(w, h), area=area, dark=_dark(obs, device, area))
 
 

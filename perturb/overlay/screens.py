@@ -12,8 +12,7 @@ from PIL import Image, ImageDraw
 
 from benchmark.ui.a11y import export
 from benchmark.ui.layout import Box, Node, _shift, clip, lay
-from benchmark.ui.metrics import font
-from benchmark.ui.render import Painter
+from benchmark.ui.render import Painter, draw_toast
 from benchmark.ui.theme import palette
 from benchmark.ui.widgets import Widget, column, row, text
 from perturb.overlay.build import CardParts
@@ -144,16 +143,7 @@ class FrozenLayer(TimedLayer):
 
     def _toast(self, img: Image.Image, geom: Geometry, elements: list[UIElement]) -> list[UIElement]:
         """A toast with the frozen-screen text, drawn like the simulator's toasts."""
-        m = geom.metrics
-        f = font(m.sp(14))
-        tw = int(f.getlength(self.message))
-        W = img.size[0]
-        x1 = (W - tw) // 2 - m.dp(16)
-        y1 = geom.area[3] - m.dp(96)
-        box: Box = (x1, y1, x1 + tw + m.dp(32), y1 + m.dp(40))
-        d = ImageDraw.Draw(img)
-        d.rounded_rectangle(box, radius=m.dp(20), fill=(60, 60, 64))
-        d.text((x1 + m.dp(16), y1 + m.dp(10)), self.message, font=f, fill=(240, 240, 240))
+        box: Box = draw_toast(img, geom.metrics, self.message, geom.area[3])
         toast = UIElement.model_construct(
             **{**UIElement().model_dump(), "text": self.message, "resource_id": "android:id/message",
                "class_name": "android.widget.TextView", "package": self.frame.package or "", "bounds": box})

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from perturb.overlay.geometry import SYSTEMUI
+from perturb.overlay.geometry import BAR_SHARE, SYSTEMUI
 from ttir.types import UIElement
 
 
@@ -50,16 +50,19 @@ def flatten(roots: list[TNode]) -> list[UIElement]:
     return out
 
 
-def _is_bar(n: TNode, height: int) -> bool:
+def _is_bar(n: TNode, size: tuple[int, int]) -> bool:
+    """A status bar or navigation bar window: a thin system UI strip (along the bottom or
+    top, or down the side for three-button navigation in landscape)."""
     e = n.el
-    return e.package == SYSTEMUI and e.height < height * 0.12
+    w, h = size
+    return e.package == SYSTEMUI and (e.height < h * BAR_SHARE or e.width < w * BAR_SHARE)
 
 
-def window_insert_index(roots: list[TNode], height: int) -> int:
+def window_insert_index(roots: list[TNode], size: tuple[int, int]) -> int:
     """Where a new window goes: above the app / keyboard / shade windows, below the
     trailing status and navigation bars (the order a dump lists windows in)."""
     i = len(roots)
-    while i > 0 and _is_bar(roots[i - 1], height):
+    while i > 0 and _is_bar(roots[i - 1], size):
         i -= 1
     return i
 

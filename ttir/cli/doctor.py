@@ -1,4 +1,4 @@
-"""``ttir doctor``: check that a real phone or emulator is ready for ttir."""
+"""``ttir doctor``: check that a real phone or emulator is ready for ttir (``--vlm``: a model endpoint)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,17 @@ checks:
                       brightness) is set, read back and restored; date_format is best
                       effort (Android 8+ formats dates from the locale)
 
+With --vlm, it checks a model endpoint instead (any OpenAI-compatible one: the
+offline `ttir serve-model`, vLLM, Ollama, OpenAI; default TTIR_VLM_BASE_URL /
+TTIR_VLM_MODEL / TTIR_VLM_API_KEY):
+  reachable           GET /models answers
+  model listed        the model is among those it serves (warn: some servers answer any name)
+  structured replies  a reply with a JSON schema comes back parsed, and in which form:
+                      response_format json_schema (OpenAI, vLLM), json_object + schema
+                      (llama-cpp-python), or none (plain text, parsed leniently: warn)
+  images              a 32x32 image is accepted (warn if not: a text-only model gets the
+                      accessibility tree as numbered text elements instead)
+
 Status: ok / warn (works with a caveat) / fail / skip (could not run: an earlier check
 failed). The exit code is 0 when every needed check passed, 1 otherwise.
 """
@@ -49,6 +60,12 @@ def register(sub: Any, name: str, help_text: str) -> None:
                    help="do not change any setting (skips the knob round trips)")
     p.add_argument("--settle", type=float, default=1.0, metavar="SECONDS",
                    help="wait after each setting change before reading it back (default 1.0)")
+    p.add_argument("--vlm", action="store_true", help="check a model endpoint instead of a phone")
+    p.add_argument("--base-url", default=None, help="--vlm: the endpoint (default TTIR_VLM_BASE_URL)")
+    p.add_argument("--model", default=None, help="--vlm: the model name (default TTIR_VLM_MODEL)")
+    p.add_argument("--api-key", default=None, help="--vlm: the API key (default TTIR_VLM_API_KEY, or EMPTY)")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="--vlm: per-request timeout (default 120: a small local model on a busy CPU is slow)")
     p.set_defaults(func=run)
 
 
@@ -56,13 +73,30 @@ MARKS = {"ok": " ok ", "warn": "warn", "fail": "FAIL", "skip": "skip"}
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.vlm:
+        return run_vlm(args)
     from benchmark.devices.adb_doctor import run_checks
 
     if args.settle < 0:
         raise ValueError(f"--settle={args.settle} must be >= 0 seconds")
+    return report(run_checks(serial=args.serial, host=args.host, port=args.port, start_server=args.start_server,
+                             knobs=args.knobs, settle_seconds=args.settle),
+                  "this device can run ttir's real-device benchmark")
+
+
+def run_vlm(args: argparse.Namespace) -> int:
+    from ttir.config import VLMConfig
+    from ttir.vlm_doctor import run_vlm_checks
+
+    if args.timeout <= 0:
+        raise ValueError(f"--timeout={args.timeout} must be > 0 seconds")
+    config = VLMConfig(base_url=args.base_url, model=args.model, api_key=args.api_key, timeout_s=args.timeout)
+    return report(run_vlm_checks(config), "ttir's model tier can use this endpoint")
+
+
+def report(checks: Any, ready: str) -> int:
     blocking: list[str] = []
-    for check in run_checks(serial=args.serial, host=args.host, port=args.port, start_server=args.start_server,
-                            knobs=args.knobs, settle_seconds=args.settle):
+    for check in checks:
         print(f"[{MARKS[check.status]}] {check.name}: {check.detail}", flush=True)
         if check.blocking:
             blocking.append(check.name)
@@ -70,5 +104,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nnot ready: {len(blocking)} needed check(s) failed ({', '.join(blocking)}); see the messages above.",
               file=sys.stderr)
         return 1
-    print("\nready: this device can run ttir's real-device benchmark.")
+    print(f"\nready: {ready}.")
     return 0

@@ -21,14 +21,23 @@ Compute the metrics of a run written by `ttir run` and write, into RUN_DIR (or -
                 tokens per step, latency); and the automatic attribution of every failed episode
                 to the paper's four error categories.
   metrics.json  the same numbers, machine-readable (also what `ttir compare` uses).
-  *.png         plots (fig4_failed_<agent>.png, per_type_<agent>_<guard>.png,
-                components_delta.png) — needs matplotlib (pip install 'ttir[plots]');
+  *.png         plots, guard off and on in the same chart (fig4_failed_<agent>.png,
+                per_type_<agent>.png, components_delta.png) — needs matplotlib (pip install 'ttir[plots]');
                 without it the report says the plots were skipped.
-  viewer.html   a self-contained trajectory viewer (opens offline, from disk): per episode and
-                step, the screenshot with the action drawn on it, the perturbation events and
-                the guard's findings and sessions; filters by task, perturbation, agent, guard,
-                result and error category. Screenshots exist for the episodes the run kept
-                (spec `screenshots: all | failures | none`).
+  viewer.html   a trajectory viewer (opens offline, from disk), episodes grouped by task and
+                setting; it opens on the first failed episode (or the first one the guard
+                recovered) at the step its trouble began. Per step: the screenshot with the
+                action drawn on it, the perturbation events and the guard's findings and
+                sessions; filters by task, perturbation, agent, guard, result, how the episode
+                ended, whether the perturbation fired, and error category. Screenshots exist for
+                the episodes the run kept (spec `screenshots: all | failures | none`; failures
+                also keeps every episode in which the guard acted) and are loaded from
+                RUN_DIR/episodes/ — with --self-contained they are embedded (downscaled to 240 px,
+                each distinct frame once) so the one file can be sent to someone; its size is
+                printed.
+
+Success everywhere is done-gated, as AndroidWorld scores it: the task's state is verified AND the
+agent ended the episode itself; perturbed figures count only episodes where the perturbation fired.
 """
 
 
@@ -39,13 +48,19 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--out", type=Path, default=None, help="write the outputs here instead of RUN_DIR")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--no-viewer", action="store_true", help="skip viewer.html")
+    p.add_argument("--self-contained", action="store_true",
+                   help="embed the screenshots into viewer.html (downscaled): one file to share; its size is printed")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from experiments.report import write_report
 
-    paths = write_report(args.run_dir, args.out, plots=not args.no_plots, viewer=not args.no_viewer)
+    from experiments.report import VIEWER_HTML, human_size
+
+    paths = write_report(args.run_dir, args.out, plots=not args.no_plots, viewer=not args.no_viewer,
+                         self_contained=args.self_contained)
     for p in paths:
-        print(p)
+        note = f"  (self-contained, {human_size(p.stat().st_size)})" if args.self_contained and p.name == VIEWER_HTML else ""
+        print(f"{p}{note}")
     return 0

@@ -17,7 +17,9 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("task", help="task name (see `ttir tasks`)")
     p.add_argument("--perturb", required=True, metavar="NAME", help="perturbation name (see `ttir perturbations`)")
     p.add_argument("--step", type=int, default=None, metavar="K",
-                   help="show the observation after K actions (default: the first step the perturbation logs an event, else 1)")
+                   help="show the observation after K actions (default: the first step at which the perturbation "
+                        "took effect). When it has not fired by then, only clean.png is written and the command "
+                        "says when it would fire (exit status 1)")
     p.add_argument("--set", action="append", default=[], metavar="PARAM=VALUE",
                    help="override a perturbation parameter, e.g. --set trigger_step=0 (YAML value)")
     p.add_argument("--seed", type=int, default=0, help="episode seed (default 0)")
@@ -43,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
     import perturb
     from benchmark import SimDevice, make_task
     from benchmark.agents import ReferenceAgent
+    from perturb.firing import first_effect_step
+    from ttir.cli.tasks import one_line
 
     task = make_task(args.task)
     pert = perturb.make(args.perturb, **_overrides(args.set))
@@ -59,13 +63,10 @@ def run(args: argparse.Namespace) -> int:
             a.reset(task.goal)
         target = args.step
         k = 0
-        first_event = None
         limit = target if target is not None else 3 * task.reference_steps
         while k < limit:
-            if first_event is None and env.events:
-                first_event = k
-                if target is None:
-                    break
+            if target is None and first_effect_step(env.event_log()) is not None:
+                break
             step = agents[0].step(obs_p)
             if step.action.action_type == "status":
                 break
@@ -74,21 +75,42 @@ def run(args: argparse.Namespace) -> int:
                     dev.execute(s.action)
                 except Exception:  # noqa: BLE001 - showing, not judging
                     pass
-            obs_p, obs_c = env.observe(), clean.observe()
+                obs_p, obs_c = env.observe(), clean.observe()
             k += 1
-        obs_p.screenshot.save(out / "perturbed.png")
-        obs_c.screenshot.save(out / "clean.png")
-        (out / "perturbed.xml").write_text(obs_p.xml or obs_p.to_xml(), encoding="utf-8")
-        (out / "clean.xml").write_text(obs_c.xml or obs_c.to_xml(), encoding="utf-8")
-        a, b = obs_c.screenshot, obs_p.screenshot
-        side = Image.new("RGB", (a.width + b.width + 24, max(a.height, b.height)), (255, 255, 255))
-        side.paste(a, (0, 0))
-        side.paste(b, (a.width + 24, 0))
-        side.save(out / "side_by_side.png")
         events = env.event_log()
-    print(f"task: {task.goal}\nperturbation: {pert.name} ({pert.component}) — {pert.description}")
-    print(f"after {k} action(s); events so far:")
+        fired_at = first_effect_step(events)
+        obs_c.screenshot.save(out / "clean.png")
+        (out / "clean.xml").write_text(obs_c.xml or obs_c.to_xml(), encoding="utf-8")
+        for stale in ("perturbed.png", "perturbed.xml", "side_by_side.png"):  # from an earlier call
+            (out / stale).unlink(missing_ok=True)
+        if fired_at is not None:
+            obs_p.screenshot.save(out / "perturbed.png")
+            (out / "perturbed.xml").write_text(obs_p.xml or obs_p.to_xml(), encoding="utf-8")
+            a, b = obs_c.screenshot, obs_p.screenshot
+            side = Image.new("RGB", (a.width + b.width + 24, max(a.height, b.height)), (255, 255, 255))
+            side.paste(a, (0, 0))
+            side.paste(b, (a.width + 24, 0))
+            side.save(out / "side_by_side.png")
+            same = a.size == b.size and a.tobytes() == b.tobytes()
+    print(f"task: {one_line(task.goal)}\nperturbation: {pert.name} ({pert.component}) — {pert.description}")
+    if fired_at is None:
+        print(f"after {k} action(s) the perturbation has not fired yet ({_when(pert)}); nothing perturbed to show.")
+        print(f"wrote clean.png and clean.xml to {out.resolve()}; try a later --step, or "
+              "--set before_reference_end=true to fire it by the task's last reference step")
+        return 1
+    print(f"after {k} action(s); it took effect at step {fired_at}; events:")
     for e in events:
         print(f"  step {e['step']}: {e['perturbation']} {e['event']} {e['details'] or ''}")
+    if same:
+        print("the two screens are pixel-identical: this perturbation acts on the actions (or the timing), "
+              "not on what the agent sees")
     print(f"wrote clean.png, perturbed.png, side_by_side.png and XML dumps to {out.resolve()}")
     return 0
+
+
+def _when(pert: Any) -> str:
+    t = pert.timing
+    parts = [f"trigger step {t.trigger_step}" if t.trigger_step is not None else "",
+             f"probability {t.probability} per step" if t.probability is not None else "",
+             f"when {len(t.keywords)} keywords match" if t.keywords else ""]
+    return ", ".join(p for p in parts if p) or "its own schedule"
