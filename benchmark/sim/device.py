@@ -332,6 +332,14 @@ class SimDevice:
             w, h = h, w
         return Metrics(width=w, height=h, dpi=self.base_dpi * s.density_scale, font_scale=s.font_scale)
 
+    def dialog_bounds(self) -> Optional[Box]:
+        """Where the foreground app's own dialog, sheet or menu is, if one is open. The dump
+        nests it in the app's window; a real phone gives it a window of its own (the one
+        window a focus-only dump then holds)."""
+        main = self._frame().windows[0]
+        last = main.root.children[-1] if main.name == "app" and main.root.children else None
+        return last.vis if last is not None and last.meta.get("dialog") else None
+
     def _prepare_fields(self, widgets: Iterable[Optional[Widget]], store: dict[str, Any]) -> bool:
         """Fill EditText values from their store and mark the focused one; return
         whether the focused field is on this screen."""
