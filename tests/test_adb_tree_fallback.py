@@ -10,6 +10,7 @@ import pytest
 from loguru import logger
 
 from adb_fake import FIXTURES, FakePhone
+from served_support import adb_server  # noqa: F401 - fixture (the real adb server, private port)
 from benchmark import SimDevice, make_task
 from benchmark.devices import AdbDevice, adb_cleanup
 from benchmark.devices import adb_commands as cmd
@@ -137,3 +138,34 @@ def test_a_bare_root_without_a_screenshot_is_returned_marked_never_as_an_empty_s
     from diagnosers.signals.tree import screen_tree
 
     assert not screen_tree(obs).has_tree  # unknown to the diagnosers, not an empty screen
+
+
+@needs_ocr
+def test_a_served_phone_whose_tree_is_lost_through_the_real_adb_server(adb_server, tmp_path):
+    """`ttir serve-adb --perturb a11y_tree_empty`, in-process: the real adb binary and
+    adbutils talk to a simulated phone whose dumps hold no node; AdbDevice retries, then
+    reads the screenshot it pulled over adb."""
+    from served_support import free_port
+    from benchmark.devices.adbd import AdbDaemon, ServedPhone
+    from perturb import PerturbedDevice, make
+    from ttir.types import Action
+
+    task = make_task("SystemWifiTurnOn", seed=0)
+    phone = ServedPhone(PerturbedDevice(SimDevice(), [make("a11y_tree_empty", read_text=False)], seed=0))
+    phone.start_task(task)
+    daemon = AdbDaemon(phone, port=free_port()).start()
+    d = None
+    try:
+        adb_server.connect(daemon.address)
+        d = AdbDevice(daemon.address, port=adb_server.port, settle_seconds=0, action_settle_seconds=0,
+                      journal_dir=tmp_path / "journal")
+        d.execute(Action(action_type="open_app", app_name="Settings"))
+        obs = d.observe()
+        assert obs.source == "ocr" and obs.tree_error and "no node" in obs.tree_error
+        assert "Network & internet" in [e.text for e in obs.elements]
+        assert obs.foreground and obs.foreground.startswith("com.android.settings")
+    finally:
+        if d is not None:
+            adb_cleanup.unregister(id(d))
+        adb_server.adb("disconnect", daemon.address)
+        daemon.close()
