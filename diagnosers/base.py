@@ -106,16 +106,17 @@ class Diagnoser(ABC):
         self.judge = judge  # diagnosers.vlm_judge.VLMJudge, shared by the four diagnosers
 
     @classmethod
-    @abstractmethod
-    def default_config(cls) -> Any: ...
+    def default_config(cls) -> Any:
+        """The config a diagnoser built without one uses (a user's rule may need none)."""
+        return None
 
     @abstractmethod
     def rules(self, ctx: DiagnosisContext) -> Finding:
         """The deterministic tier."""
 
-    @abstractmethod
     def from_judgment(self, judgment: Any, cost: Cost) -> Finding:
-        """Turn the shared VLM judgment into this diagnoser's finding."""
+        """Turn the shared VLM judgment into this diagnoser's finding (a rule-only diagnoser has none)."""
+        raise NotImplementedError(f"{self.name or type(self).__name__} has no model tier; use mode 'rules'")
 
     def ask_model(self, ctx: DiagnosisContext) -> Finding:
         if self.judge is None:

@@ -167,6 +167,9 @@ class ExperimentSpec(BaseModel):
         for agent in spec.agents:  # a python agent's module is found beside its spec, wherever `ttir run` starts
             if agent.kind == "python":
                 agent.path = str((folder / agent.path).resolve()) if agent.path else str(folder)
+        for ref in spec.guard_config.get("checks") or []:  # so is a user check's module
+            if isinstance(ref, dict):
+                ref["path"] = str((folder / ref["path"]).resolve()) if ref.get("path") else str(folder)
         spec.check(source=str(path))
         return spec
 
@@ -213,9 +216,11 @@ class ExperimentSpec(BaseModel):
                     make(name, **overrides)
                 except (KeyError, TypeError, ValueError) as exc:
                     raise ValueError(f"{source}: perturbations: {_message(exc)}") from None
+        from ttir.checks import configured_checks
+
         for mode in [m for m in self.guard if m != "off"] or (["rules"] if self.guard_config else []):
             try:
-                guard_config_for(mode, self.guard_config)
+                configured_checks(guard_config_for(mode, self.guard_config))  # user checks imported and built now
             except (KeyError, TypeError, ValueError) as exc:
                 raise ValueError(f"{source}: guard_config: {_message(exc)}") from None
         from experiments.python_agents import FactoryError, check_agent
