@@ -12,6 +12,7 @@ exceptions are its own: they propagate unchanged and are not guard failures.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -179,7 +180,7 @@ class _Core:
         try:
             with paused_deadline():  # the agent's time, and its own model calls, are not the guard's
                 result = self.inner.step(obs)
-                if self.is_async:
+                if inspect.isawaitable(result):  # an async agent (four forms, adapted at the door by as_agent)
                     result = await result
             step = as_step(result)
         except Exception as exc:
@@ -470,17 +471,9 @@ class AsyncGuardedAgent(GuardedAgent):
 
     def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Any = None,
                  checks: Optional[list[Check]] = None):
-        # an object with an async step is used as it is; a plain `async def fn(obs)` is adapted here
-        self.inner = agent if callable(getattr(agent, "step", None)) else as_agent(agent)
+        self.inner = as_agent(agent)  # the same door as the sync guard: an async step passes its awaitable through
         self.config = config or TTIRConfig()
         self._core = _Core(self.inner, self.config, vlm, is_async=True, checks=checks)
-
-    def reset(self, goal: str) -> None:
-        self._core.finish()
-        reset = getattr(self.inner, "reset", None)
-        if callable(reset):
-            reset(goal)
-        self._core.reset(goal)
 
     async def step(self, obs: Observation) -> AgentStep:  # type: ignore[override]
         return await self._core.step(obs)
