@@ -13,9 +13,15 @@ from typing import Any, ClassVar, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ttir.config import Mode as Tier
 from ttir.types import Action, AgentStep, Observation, StepRecord
 
-Tier = Literal["rules", "vlm", "cascade", "off"]
+
+
+# what a finding may answer: true/false (stuck loop, interference), yes/no (the last action's
+# effect was seen), on_track/off_track (task alignment), uncertain (any; the cascade asks the
+# model), off (a diagnoser switched off). User checks answer in the same words.
+Verdict = Literal["true", "false", "yes", "no", "uncertain", "on_track", "off_track", "off"]
 
 
 class Cost(BaseModel):
@@ -77,10 +83,10 @@ class Finding(BaseModel):
 
     diagnoser: str
     problem: bool
-    verdict: str  # "true"/"false", "yes"/"no"/"uncertain", "on_track"/"off_track"/"uncertain"
+    verdict: Verdict
     confidence: float = Field(1.0, ge=0.0, le=1.0)
     evidence: list[str] = Field(default_factory=list)
-    tier: Literal["rules", "vlm", "cascade", "off"] = "rules"
+    tier: Tier = "rules"
     cost: Cost = Field(default_factory=Cost)
     details: dict[str, Any] = Field(default_factory=dict)
 

@@ -15,9 +15,11 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from ttir.config import Mode
+from ttir.errors import did_you_mean
 from ttir.validation import error_lines, load_yaml_mapping, short_repr
 
-GuardMode = Literal["off", "rules", "vlm", "cascade"]
+GuardMode = Mode  # a guard mode is a tier for every diagnoser (off: no guard)
 AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm", "python"]
 COMPONENTS = ("state", "action", "transition")
 SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")  # one path component, never '.' or '..'
@@ -200,7 +202,9 @@ class ExperimentSpec(BaseModel):
         if self.tasks != "all":
             bad = [t for t in self.tasks if t not in TASKS]
             if bad:
-                raise ValueError(f"{source}: tasks: unknown task(s) {', '.join(bad)}; known tasks: {', '.join(sorted(TASKS))}")
+                hints = "".join(did_you_mean(b, TASKS).replace("; did you mean", f"; for {b!r} did you mean") for b in bad)
+                raise ValueError(f"{source}: tasks: unknown task(s) {', '.join(bad)}{hints}; "
+                                 f"known tasks: {', '.join(sorted(TASKS))}")
             if not self.tasks:
                 raise ValueError(f"{source}: tasks: the list is empty; name tasks or use 'all'")
         self.perturbation_list()
@@ -261,7 +265,8 @@ class ExperimentSpec(BaseModel):
                     raise ValueError(f"perturbations: entry {short_repr(item)} must be a one-key mapping {{name: {{param: value}}}}")
                 (name, ov), = item.items()
                 if name not in REGISTRY:
-                    raise ValueError(f"perturbations: unknown perturbation {short_repr(name)}; known: {', '.join(REGISTRY)}")
+                    raise ValueError(f"perturbations: unknown perturbation {short_repr(name)}"
+                                     f"{did_you_mean(name, REGISTRY)}; known: {', '.join(REGISTRY)}")
                 add(name, dict(ov or {}))
             elif item == "clean":
                 add("clean", {})
@@ -281,7 +286,9 @@ class ExperimentSpec(BaseModel):
             elif item in REGISTRY:
                 add(item, {})
             else:
-                raise ValueError(f"perturbations: unknown entry {short_repr(item)}; use 'clean', 'all', 'androidreality', 'antrap', "
+                raise ValueError(f"perturbations: unknown entry {short_repr(item)}"
+                                 f"{did_you_mean(str(item), [*REGISTRY, *COMPONENTS, 'clean', 'all', 'androidreality', 'antrap'])}"
+                                 "; use 'clean', 'all', 'androidreality', 'antrap', "
                                  f"a component ({', '.join(COMPONENTS)}) or one of: {', '.join(REGISTRY)}")
         return out
 

@@ -207,3 +207,28 @@ def test_every_agent_form_is_guarded_the_same_way(form, on):
     else:
         assert taken == ["wait"] * 4 and not agent.report.sessions
     assert agent.report.steps == 4
+
+
+# ------------------------------------------------------------ one error hierarchy, did you mean
+
+def test_unknown_names_say_which_was_meant():
+    from benchmark.tasks import make_task
+    from experiments.spec import ExperimentSpec
+    from perturb import make
+    from ttir.errors import ConfigError, TTIRError, UnknownNameError
+
+    with pytest.raises(UnknownNameError, match="did you mean 'SystemWifiTurnOn'") as task:
+        make_task("SystemWifiTurnOnn")
+    assert isinstance(task.value, (KeyError, ConfigError, TTIRError))
+    with pytest.raises(KeyError, match="did you mean 'popup_security'"):
+        make("popup_securty")
+    with pytest.raises(ValueError, match="did you mean 'font_size_large'"):
+        ExperimentSpec.from_dict({"tasks": ["SystemWifiTurnOn"], "perturbations": ["clean", "font_size_larg"]})
+    with pytest.raises(ValueError, match="did you mean 'SystemWifiTurnOn'"):
+        ExperimentSpec.from_dict({"tasks": ["SystemWifiTurnOnn"]})
+    with pytest.raises(ValueError, match="did you mean 'guard_config'"):
+        ExperimentSpec.from_dict({"guard_cnfig": {}})
+    with pytest.raises(ValueError, match="did you mean 'recovery'"):
+        TTIRConfig.from_dict({"recovry": {}})
+    with pytest.raises(UnknownNameError, match="did you mean 'interference'"):
+        ttir.guard(wait_fn)._core.check("interferense")

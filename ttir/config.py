@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Optional, Union, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ttir.imports import IMPORT_FORM
 from ttir.validation import error_lines, load_yaml_mapping
 
-Mode = Literal["rules", "vlm", "cascade", "off"]
+Mode = Literal["rules", "vlm", "cascade", "off"]  # the tiers: the one place they are declared
+TIERS: tuple[str, ...] = get_args(Mode)
 DIAGNOSERS: tuple[str, ...] = ("stuck_loop", "action_effect", "interference", "task_alignment")
 
 

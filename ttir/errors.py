@@ -19,8 +19,11 @@ class ConfigError(TTIRError, ValueError):
     """A config, spec or argument is wrong: the message names the field, the value and what was expected."""
 
 
-class UnknownNameError(ConfigError):
-    """A name (task, perturbation, check, key) that is not known; the message lists the close ones."""
+class UnknownNameError(ConfigError, KeyError):
+    """A name (task, perturbation, check, key) that is not known; the message lists the close ones.
+    Also a ``KeyError``: a registry lookup that failed."""
+
+    __str__ = BaseException.__str__  # KeyError would quote the message
 
 
 class ImportTargetError(ConfigError):

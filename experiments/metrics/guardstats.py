@@ -51,7 +51,6 @@ from experiments.metrics.steps import action_of, format_action, no_effect, repea
 
 DIAGNOSERS = ("interference", "stuck_loop", "action_effect", "task_alignment")
 LOOKBACK = {"interference": 0, "action_effect": 2, "stuck_loop": 4, "task_alignment": 3}
-SESSION_OUTCOMES = ("resolved", "budget_spent", "exhausted", "episode_end", "error", "open")
 
 
 class TriggerCheck(BaseModel):
