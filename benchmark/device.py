@@ -43,6 +43,10 @@ class DeviceSettings(BaseModel):
 
 SETTING_NAMES: tuple[str, ...] = tuple(DeviceSettings.model_fields)
 
+# What `scroll` means on every device: the content moves this fraction of the scrolling area
+# (SimDevice scrolls its list by it; AdbDevice swipes that far), so a plan scrolls alike everywhere.
+SCROLL_FRACTION = 0.6
+
 
 @runtime_checkable
 class Device(Protocol):

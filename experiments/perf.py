@@ -7,8 +7,8 @@ Sections:
 - ``sim``    the simulated device's step: execute + observe (render + XML) at 1080x2400;
 - ``guard``  the rule-tier guard's added time per step, and its ratio to a simulated step;
 - ``runner`` episodes per second of a small sweep with 1 and 2 worker processes;
-- ``ray``    the same sweep on the local process pool vs a local Ray cluster.
-- ``ray``    the same small sweep on the local process pool and on the Ray executor (2 workers each).
+- ``ray``    the same small sweep on the local process pool and on the Ray executor (2 workers each);
+- ``adb``    one served-phone step through the real adb server (tap + screencap + dump) vs in-process.
 """
 
 from __future__ import annotations
@@ -142,11 +142,19 @@ def measure_ray() -> dict[str, Any]:
     return measure()
 
 
+def measure_adb() -> dict[str, Any]:
+    """A ``ttir serve-adb`` phone through the real adb server vs the in-process simulator."""
+    from experiments.adb_perf import measure_adb as measure
+
+    return measure()
+
+
 SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "sim": measure_sim,
     "guard": measure_guard,
     "runner": measure_runner,
     "ray": measure_ray,
+    "adb": measure_adb,
 }
 
 

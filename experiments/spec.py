@@ -9,6 +9,7 @@ every perturbation; ``pairing: paper`` pairs each task with ONE fixed perturbati
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
@@ -21,6 +22,7 @@ from ttir.validation import error_lines, load_yaml_mapping, short_repr
 
 GuardMode = Mode  # a guard mode is a tier for every diagnoser (off: no guard)
 AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm", "python"]
+DumpStyle = Literal["all_windows", "focused_window"]  # perturb.dump_style.DUMP_STYLES
 COMPONENTS = ("state", "action", "transition")
 SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")  # one path component, never '.' or '..'
 
@@ -76,7 +78,9 @@ class AgentSpec(BaseModel):
 
 class DeviceSpec(BaseModel):
     """Which phones run the episodes. ``sim`` (default): one simulated phone per worker.
-    ``adb``: real phones or emulators, one per Ray actor (``--executor ray``)."""
+    ``adb``: real phones or emulators, one per Ray actor (``--executor ray``). ``dump``
+    (sim): the dump style the agent and the guard see (``perturb.dump_style``); a list
+    sweeps them, each style a setting of its own (``clean@focused_window`` …)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -85,9 +89,24 @@ class DeviceSpec(BaseModel):
         None, description="adb: these phones, one actor each; unset: every phone the Ray cluster declares as a "
                           "'ttir_adb:SERIAL' resource (or, on a Ray started by `ttir run`, every phone attached here).")
     options: dict[str, Any] = Field(default_factory=dict, description="adb: AdbDevice options (settle_seconds, apps, host, port, ...).")
+    dump: Union[DumpStyle, list[DumpStyle]] = Field(
+        "all_windows", description="sim: which windows the UI dump the agent and the guard see holds — all_windows "
+                                   "(current Android), focused_window (older uiautomator: only the focused window, "
+                                   "a dialog alone when one is up), or a list of both to sweep them.")
+
+    @property
+    def dump_styles(self) -> list[str]:
+        return [self.dump] if isinstance(self.dump, str) else list(self.dump)
 
     @model_validator(mode="after")
     def _check_serials(self) -> "DeviceSpec":
+        styles = self.dump_styles
+        if not styles or len(set(styles)) != len(styles):
+            raise ValueError(f"devices.dump={short_repr(self.dump)}: expected a dump style or a list of distinct ones "
+                             "(all_windows, focused_window)")
+        if self.kind == "adb" and styles != ["all_windows"]:
+            raise ValueError(f"devices.dump={short_repr(self.dump)} applies to simulated phones only (devices.kind='sim'); "
+                             "a real phone's dump is what its uiautomator writes")
         if self.kind == "sim" and self.options:
             raise ValueError(f"devices.options={short_repr(self.options)} applies to adb phones only (devices.kind='adb'); "
                              "simulated phones take no options, so every executor runs the same phone")
@@ -115,7 +134,8 @@ class ExperimentSpec(BaseModel):
     perturbations: list[Union[str, dict[str, dict[str, Any]]]] = Field(
         default_factory=lambda: ["clean", "all"],
         description="'clean', perturbation names, components (state/action/transition), 'androidreality', 'antrap', "
-                    "'all', or {name: {param: value}} overrides.")
+                    "'all', or {name: {param: value}} overrides (one setting each: a name may come back with other "
+                    "overrides, e.g. rate_dialog and rate_dialog: {language: zh}).")
     pairing: Literal["cross", "paper"] = Field("cross", description="cross: task x perturbation; paper: one fixed perturbation per task.")
     agents: list[AgentSpec] = Field(default_factory=lambda: [AgentSpec(name="planner", kind="planner")])
     guard: list[GuardMode] = Field(default_factory=lambda: ["off", "rules"], description="Guard modes to compare.")
@@ -256,7 +276,7 @@ class ExperimentSpec(BaseModel):
         out: list[tuple[str, dict[str, Any]]] = []
 
         def add(name: str, ov: dict[str, Any]) -> None:
-            if all(n != name for n, _ in out):
+            if (name, ov) not in out:  # the same perturbation may come with other overrides (another setting)
                 out.append((name, ov))
 
         for item in self.perturbations:
@@ -307,16 +327,14 @@ class ExperimentSpec(BaseModel):
                 chosen = perts
             for inst in range(self.instances):
                 for pname, pov in chosen:
-                    for seed in self.seeds:
-                        for rep in range(self.repeats):
-                            for agent in self.agents:
-                                for mode in self.guard:
-                                    out.append(EpisodeSpec(
-                                        task=task, instance=inst, task_seed=self.task_seed, perturbation=pname,
-                                        overrides=pov, agent=agent, guard=mode, seed=seed, repeat=rep,
-                                        budget_multiplier=self.budget_multiplier, trap_budget_factor=self.trap_budget_factor,
-                                        guard_config=self.guard_config,
-                                    ))
+                    for dump, seed, rep, agent, mode in itertools.product(
+                            self.devices.dump_styles, self.seeds, range(self.repeats), self.agents, self.guard):
+                        out.append(EpisodeSpec(
+                            task=task, instance=inst, task_seed=self.task_seed, perturbation=pname,
+                            overrides=pov, agent=agent, guard=mode, seed=seed, repeat=rep,
+                            budget_multiplier=self.budget_multiplier, trap_budget_factor=self.trap_budget_factor,
+                            guard_config=self.guard_config, dump=dump,
+                        ))
         return out
 
 
@@ -343,13 +361,15 @@ class EpisodeSpec(BaseModel):
     budget_multiplier: float = 20.0
     trap_budget_factor: float = 1.15
     guard_config: dict[str, Any] = Field(default_factory=dict)
+    dump: DumpStyle = "all_windows"
 
     @property
     def id(self) -> str:
         ov = ""
         if self.overrides:
             ov = "+" + hashlib.sha256(repr(sorted(self.overrides.items())).encode()).hexdigest()[:6]
-        return (f"{self.task}-i{self.instance}__{self.perturbation}{ov}__{self.agent.name}__{self.guard}"
+        dump = "" if self.dump == "all_windows" else f"+{self.dump}"  # ids of the default style stay as they were
+        return (f"{self.task}-i{self.instance}__{self.perturbation}{ov}{dump}__{self.agent.name}__{self.guard}"
                 f"__s{self.seed}r{self.repeat}")
 
     @property

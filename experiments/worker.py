@@ -52,7 +52,9 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
 
         register_all(factories)
     from benchmark import make_task, run_episode
+    from benchmark.devices.phone_task import for_device
     from perturb import REGISTRY, PerturbedDevice, make
+    from perturb.dump_style import with_dump_style
 
     store = RunStore(root)
     prof = REGISTRY.get(ep.perturbation)
@@ -61,6 +63,7 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
         "component": prof.component if prof else "clean", "layer": prof.layer if prof else None,
         "overrides": ep.overrides, "agent": ep.agent.name, "agent_kind": ep.agent.kind, "guard": ep.guard,
         "seed": ep.seed, "repeat": ep.repeat, "episode_seed": ep.episode_seed,
+        **({"dump": ep.dump} if ep.dump != "all_windows" else {}),  # records of the default style stay as they were
     }
     images: dict[str, bytes] = {}
     t0 = time.perf_counter()
@@ -70,8 +73,9 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
         budget = budget_for(ep, task)
         perts = [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
         env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
+        shown = with_dump_style(env, ep.dump)  # what the agent and the guard see; the verifier reads the device
         agent = _build(ep, task, device(), budget)
-        truth = _recorder(env, task) if save_xml else None  # ground truth only for tuning data
+        truth = _recorder(shown, task) if save_xml else None  # ground truth only for tuning data
 
         def keep(i: int, obs: Any) -> Optional[str]:
             if truth is not None:
@@ -84,7 +88,8 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
             images[name] = _jpeg(obs.screenshot, width)
             return name
 
-        result = run_episode(truth.device if truth is not None else env, task, agent, budget, on_observation=keep)
+        here = for_device(task, env.unwrapped)  # a served phone sets the task up and gives the verdict
+        result = run_episode(truth.device if truth is not None else shown, here, agent, budget, on_observation=keep)
         final = env.observe()
         if screenshots != "none" and final.screenshot is not None:
             images["final.jpg"] = _jpeg(final.screenshot, width)

@@ -62,9 +62,9 @@ def _load_profiles() -> dict[str, Profile]:
             missing = [k for k in ("class", "component", "description") if k not in spec]
             if missing:
                 raise ValueError(f"{where}: missing key(s) {', '.join(missing)}")
-            unknown = sorted(set(spec) - {"class", "component", "description", "layer", *SECTIONS})
+            unknown = sorted(set(spec) - {"class", "component", "description", "layer", "family", *SECTIONS})
             if unknown:
-                raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; expected class, component, description, layer, {', '.join(SECTIONS)}")
+                raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; expected class, component, description, layer, family, {', '.join(SECTIONS)}")
             out[name] = Profile(
                 name=name,
                 cls_path=spec["class"],
@@ -72,7 +72,7 @@ def _load_profiles() -> dict[str, Profile]:
                 description=" ".join(str(spec["description"]).split()),
                 layer=spec.get("layer"),
                 defaults={s: dict(spec.get(s) or {}) for s in SECTIONS},
-                family=entry.name.rsplit(".", 1)[0],
+                family=str(spec.get("family") or entry.name.rsplit(".", 1)[0]),  # a profile may join another family
             )
     return out
 

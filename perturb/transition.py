@@ -7,7 +7,10 @@ One class serves the ten AndroidReality transitions; each profile names its
 content pool (``perturb/overlay/content/<name>.yaml``) and Table 3's parameters:
 trigger step, surface style, blocking, auto-dismiss duration
 (``persistence.duration_steps``), title / message / buttons, primary / secondary
-actions, profile pool. ``single_button`` is D-GARA's single-button mode."""
+actions, profile pool. ``single_button`` is D-GARA's single-button mode. ``language`` picks the
+variants by language (English by default: the paper's content, the same draws as before
+translated variants existed); the profiles beyond the paper (what's-new dialogs,
+first-run gates) use the same class."""
 
 from __future__ import annotations
 
@@ -18,10 +21,10 @@ from pydantic import Field, field_validator
 
 from perturb.base import Magnitude, Perturbation
 from perturb.device import PerturbationContext
-from perturb.overlay.content import apply_overrides, choose_variant, fill, load_pool, resolve
+from perturb.overlay.content import Languages, apply_overrides, check_languages, choose_variant, fill, load_pool, resolve
 from perturb.overlay.dialog import DialogOverlay
 from perturb.overlay.geometry import app_accent, app_label, is_app
-from perturb.overlay.spec import ButtonSpec, PoolSpec, VariantSpec, check_action
+from perturb.overlay.spec import DEFAULT_LANGUAGE, ButtonSpec, PoolSpec, VariantSpec, check_action
 from ttir.types import Observation
 
 SurfaceStyle = Literal["dialog", "bottom_sheet", "fullscreen", "banner"]
@@ -29,6 +32,9 @@ SurfaceStyle = Literal["dialog", "bottom_sheet", "fullscreen", "banner"]
 
 class TransitionMagnitude(Magnitude):
     content: Optional[str] = Field(None, description="Content pool name (default: the perturbation's name).")
+    language: Languages = Field(DEFAULT_LANGUAGE, description=(
+        "Language of the content: a code (en, es, zh, de), a list of codes, or 'any'; variants are drawn from those "
+        "in it (default: English only, the paper's content)."))
     profile_pool: Optional[list[str]] = Field(None, description="Variant ids to draw from (default: the whole pool).")
     surface_style: Optional[SurfaceStyle] = Field(None, description="Surface style (default: the variant's).")
     blocking: Optional[bool] = Field(None, description="Absorb touches outside the overlay (default: the pool's).")
@@ -48,6 +54,11 @@ class TransitionMagnitude(Magnitude):
     def _action(cls, v: Optional[str]) -> Optional[str]:
         return None if v is None else check_action(v)
 
+    @field_validator("language")
+    @classmethod
+    def _language(cls, v: Languages) -> Languages:
+        return check_languages(v)
+
 
 class TransitionOverlay(Perturbation):
     component = "transition"
@@ -58,12 +69,16 @@ class TransitionOverlay(Perturbation):
         self.pool_name = self.magnitude.content or self.name
         self.pool: PoolSpec = load_pool(self.pool_name)
         self.variant: Optional[VariantSpec] = None
-        if self.magnitude.profile_pool is not None:  # fail at construction on a bad id
-            choose_variant(self.pool, random.Random(0), self.magnitude.profile_pool, self.pool_name)
+        # fail at construction on a bad variant id or a language the pool does not have
+        self._draw(random.Random(0))
 
     def on_reset(self, device: Any, rng: random.Random, ctx: PerturbationContext) -> None:
         # drawn up front so the content does not depend on when the trigger fires
-        self.variant = choose_variant(self.pool, rng, self.magnitude.profile_pool, self.pool_name)
+        self.variant = self._draw(rng)
+
+    def _draw(self, rng: random.Random) -> VariantSpec:
+        m = self.magnitude
+        return choose_variant(self.pool, rng, m.profile_pool, self.pool_name, m.language)
 
     # -- when ---------------------------------------------------------------------------
     def _task_app_in_front(self, ctx: PerturbationContext, fg: Optional[str]) -> bool:
@@ -106,7 +121,7 @@ class TransitionOverlay(Perturbation):
 
     def build(self, ctx: PerturbationContext, raw: Observation) -> DialogOverlay:
         if self.variant is None or self.fired > 1:  # a repeated interruption may say something else
-            self.variant = choose_variant(self.pool, self.rng, self.magnitude.profile_pool, self.pool_name)
+            self.variant = self._draw(self.rng)
         m = self.magnitude
         pool = self.pool
         fg = raw.package

@@ -15,8 +15,10 @@ from ttir.types import Action, AgentStep, Observation, UIElement
 TRANSITIONS = (
     "popup_permission", "popup_security", "bottom_sheet_consent", "interstitial_ad", "ad_trial_offer",
     "rate_dialog", "notification_message", "notification_delivery", "update_app_sheet", "update_system",
+    "whats_new_dialog", "first_run_gate",  # beyond the paper
 )
-SCREEN_STATES = ("execution_delay_loading", "execution_delay_frozen", "partial_loading_skeleton", "app_hang_restart_required")
+SCREEN_STATES = ("execution_delay_loading", "execution_delay_frozen", "partial_loading_skeleton", "app_hang_restart_required",
+                 "system_ui_not_responding")
 ALL = TRANSITIONS + SCREEN_STATES
 
 MAX_LOADING_WAITS = 4  # an app's own progress bar must not stall the agent forever
@@ -25,7 +27,7 @@ MAX_LOADING_WAITS = 4  # an app's own progress bar must not stall the agent fore
 DISMISS_LABELS = {
     "cancel", "not now", "no thanks", "no, thanks", "don't allow", "don’t allow", "deny", "later", "close", "close ad",
     "reject all", "do not consent", "don't share", "not really", "remind me later", "maybe later",
-    "mark as read", "decline", "continue with ads", "close app",
+    "mark as read", "decline", "continue with ads", "close app", "skip", "skip for now", "use without an account",
 }
 
 

@@ -221,10 +221,10 @@ def test_plan_keys():
 @pytest.mark.parametrize(
     "direction,expected",
     [
-        ("down", "input swipe 540 1200 540 240 400"),
-        ("up", "input swipe 540 1200 540 2159 400"),
-        ("right", "input swipe 540 1200 108 1200 400"),
-        ("left", "input swipe 540 1200 971 1200 400"),
+        ("down", "input swipe 540 1920 540 480 400"),  # 60 % of the screen, centred: as SimDevice scrolls
+        ("up", "input swipe 540 480 540 1920 400"),
+        ("right", "input swipe 864 1200 216 1200 400"),
+        ("left", "input swipe 216 1200 864 1200 400"),
     ],
 )
 def test_plan_scroll_whole_screen(direction, expected):
@@ -236,8 +236,11 @@ def test_plan_scroll_inside_an_element(dump):
     screen = Screen(obs.screen_size, obs.elements)
     i = next(k for k, e in enumerate(obs.elements) if e.scrollable)  # recycler [0,242][2274,1080]
     assert plan(Action(action_type="scroll", direction="down", index=i), screen, sdk=34) == [
-        "input swipe 1137 661 1137 325 400"
+        "input swipe 1137 912 1137 409 400"
     ]
+    # no target: the largest scrollable list on screen, not the whole screen
+    assert plan(Action(action_type="scroll", direction="down"), screen, sdk=34) == plan(
+        Action(action_type="scroll", direction="down", index=i), screen, sdk=34)
 
 
 def test_plan_resolves_index_targets_against_the_last_observation(dump):

@@ -116,7 +116,7 @@ def _inputs(phone: FakePhone, since: int) -> list[str]:
         (Action(action_type="double_tap", x=5, y=6), ["input tap 5 6 && input tap 5 6"]),
         (Action(action_type="swipe", x=540, y=2000, x2=540, y2=500, duration_ms=250),
          ["input swipe 540 2000 540 500 250"]),
-        (Action(action_type="scroll", direction="down"), ["input swipe 540 1200 540 240 400"]),
+        (Action(action_type="scroll", direction="down"), ["input swipe 540 1920 540 480 400"]),
         (Action(action_type="navigate_back"), ["input keyevent KEYCODE_BACK"]),
         (Action(action_type="navigate_home"), ["input keyevent KEYCODE_HOME"]),
         (Action(action_type="app_switch"), ["input keyevent KEYCODE_APP_SWITCH"]),

@@ -245,7 +245,7 @@ def test_profiles_build_and_describe_themselves():
 
     for name in ALL:
         p = perturb.make(name)
-        assert p.layer is None and name in perturb.ANDROIDREALITY
+        assert p.layer is None and (name in perturb.ANDROIDREALITY) != (name in perturb.EXTENSIONS)
         json.dumps(p.describe())
     assert perturb.make("app_hang_restart_required").timing.trigger_step == 2  # APP_HANG_TRIGGER_STEPS
     assert {perturb.REGISTRY[n].component for n in ALL} == {"transition", "action", "state"}

@@ -26,6 +26,7 @@ from overlay_helpers import (
 SHOWN_AT = {
     "popup_permission": 1, "popup_security": 1, "bottom_sheet_consent": 1, "interstitial_ad": 2, "ad_trial_offer": 1,
     "rate_dialog": 3, "notification_message": 1, "notification_delivery": 2, "update_app_sheet": 1, "update_system": 2,
+    "whats_new_dialog": 1, "first_run_gate": 1,
 }
 
 

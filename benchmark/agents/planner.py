@@ -151,7 +151,11 @@ class PlannerAgent:
             if self.rng.random() < p.drift_probability:
                 return self._drift()
 
-        # B. a hung app, a loading screen
+        # B. a hung app (System UI: wait for it), a loading screen
+        wait = screen.system_not_responding(obs)
+        if wait is not None:
+            self.handled_interruption = True
+            return self._tap(wait, "The phone itself is not responding; give it time.", 'Tap "Wait"')
         close = screen.not_responding(obs)
         if close is not None:
             self.handled_interruption = True

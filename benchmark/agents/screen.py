@@ -12,6 +12,7 @@ from ttir.lexicon import dismiss_rank, label, role_of
 from ttir.obs_cache import ObservationCache
 from ttir.types import Observation, UIElement
 
+SYSTEM_PROCESSES = ("System UI", "Process system")  # how the ANR dialog names them
 LOADING_WORDS = ("loading", "please wait", "checking for updates", "connecting", "downloading")
 
 
@@ -81,12 +82,32 @@ def loading(obs: Observation) -> bool:
 
 
 def not_responding(obs: Observation) -> Optional[UIElement]:
-    """The "Close app" button of an "isn't responding" dialog, if one is shown."""
-    if any("isn't responding" in e.text or "isn’t responding" in e.text for e in obs.elements):
+    """The "Close app" button of an app's "isn't responding" dialog, if one is shown
+    (None for System UI and the system process: see :func:`system_not_responding`)."""
+    titles = _anr_titles(obs)
+    if titles and not _system_hang(titles):
         for e in buttons(obs):
             if label(e).lower() == "close app":
                 return e
     return None
+
+
+def system_not_responding(obs: Observation) -> Optional[UIElement]:
+    """The "Wait" button of System UI's or the system process's "isn't responding"
+    dialog: closing those restarts the phone's UI; they catch up when given time."""
+    if _system_hang(_anr_titles(obs)):
+        for e in buttons(obs):
+            if label(e).lower() == "wait":
+                return e
+    return None
+
+
+def _anr_titles(obs: Observation) -> list[str]:
+    return [e.text for e in obs.elements if "isn't responding" in e.text or "isn’t responding" in e.text]
+
+
+def _system_hang(titles: list[str]) -> bool:
+    return any(t.startswith(SYSTEM_PROCESSES) for t in titles)
 
 
 def covered(obs: Observation, e: UIElement) -> bool:

@@ -58,7 +58,7 @@ def decode_screenshot(data: bytes) -> Image.Image:
         try:
             img = Image.open(io.BytesIO(candidate))
             img.load()
-            return img.convert("RGB")
+            return img if img.mode == "RGB" else img.convert("RGB")  # no copy when it already is
         except Exception:  # noqa: BLE001 - PIL raises several types for bad data
             continue
     head = data[:120].decode("utf-8", "replace").strip()
@@ -231,6 +231,11 @@ class AdbDevice:
             found = parse_foreground("", self._shell.run(cmd.FOREGROUND_ACTIVITY))
         return found
 
+    def forget_screen(self) -> None:
+        """Drop what was observed and read (screen, settings): the phone changed behind our back."""
+        self._last_obs = None
+        self._settings = None
+
     def _screen(self) -> Screen:
         if self._last_obs is not None:
             return Screen(self._last_obs.screen_size, self._last_obs.elements)
@@ -368,8 +373,9 @@ class AdbDevice:
             name = getattr(task, "name", type(task).__name__)
             raise DeviceError(
                 f"task {name} is simulator-only: its setup seeds simulated app data and its verifier reads the "
-                "simulated apps' state, neither of which exists on a real phone. Run it on SimDevice, or give the "
-                "task `supports_real_device = True` with a setup/verify that work over adb"
+                "simulated apps' state, neither of which exists on a real phone. Run it on SimDevice, on a phone "
+                "served by `ttir serve-adb` (benchmark.devices.phone_task.for_device(task, device) sets it up "
+                "there), or give the task `supports_real_device = True` with a setup/verify that work over adb"
             )
         self._run(cmd.keyevent("KEYCODE_HOME"))
         self.restore_settings()

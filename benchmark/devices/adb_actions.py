@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Union
 
-from benchmark.device import ActionError
+from benchmark.device import SCROLL_FRACTION, ActionError
 from benchmark.devices import adb_commands as cmd
 from ttir.types import Action, UIElement
 
-SCROLL_INSET = 0.1  # scroll swipes stop this fraction of the area short of its edge
 FOCUS_PAUSE_SECONDS = 0.4  # after tapping a field, before typing: the keyboard has to come up
 
 
@@ -132,25 +131,35 @@ def _swipe(action: Action, screen: Screen) -> str:
     return cmd.swipe(action.x, action.y, action.x2, action.y2, ms)
 
 
+def _scrollable_at(screen: Screen, at: Optional[tuple[int, int]]) -> Optional[UIElement]:
+    """The list a scroll moves: the scrollable element under ``at``, else the largest one
+    (the simulator picks the same one, so a scroll means the same on every device)."""
+    pool = [e for e in screen.elements or () if e.scrollable and e.area > 0]
+    if at is not None:
+        pool = [e for e in reversed(pool) if e.contains(*at)]
+        return pool[0] if pool else None
+    return max(pool, key=lambda e: e.area, default=None)
+
+
 def _scroll(action: Action, screen: Screen) -> str:
-    """A swipe from the middle of the area towards the edge the content should come from:
-    scrolling *down* reveals what is below, so the finger moves up (AndroidWorld's convention)."""
+    """A swipe that moves the content SCROLL_FRACTION of the scrolling area's size, towards the
+    edge the content should come from: scrolling *down* reveals what is below, so the finger
+    moves up (AndroidWorld's convention). The area is the targeted element, else the
+    scrollable list under x/y or the largest one on screen, else the whole screen."""
     w, h = screen.size
     el = target_element(action, screen)
-    if el is not None:
-        x1, y1, x2, y2 = _visible_box(action, el, screen)
-        sx, sy = (x1 + x2) // 2, (y1 + y2) // 2
-    else:
-        x1, y1, x2, y2 = 0, 0, w, h
-        sx, sy = point(action, screen) if action.x is not None else (w // 2, h // 2)
-    dx, dy = int((x2 - x1) * SCROLL_INSET), int((y2 - y1) * SCROLL_INSET)
-    ex, ey = {
-        "down": (sx, y1 + dy),
-        "up": (sx, y2 - 1 - dy),
-        "right": (x1 + dx, sy),
-        "left": (x2 - 1 - dx, sy),
-    }[action.direction or "down"]
-    return cmd.swipe(sx, sy, max(0, min(w - 1, ex)), max(0, min(h - 1, ey)), cmd.SCROLL_MS)
+    at: Optional[tuple[int, int]] = point(action, screen) if el is None and action.x is not None else None
+    area = el if el is not None else _scrollable_at(screen, at)
+    x1, y1, x2, y2 = _visible_box(action, area, screen) if area is not None else (0, 0, w, h)
+    cx, cy = at or ((x1 + x2) // 2, (y1 + y2) // 2)
+    dx, dy = int(round((x2 - x1) * SCROLL_FRACTION)), int(round((y2 - y1) * SCROLL_FRACTION))
+    if at is None:  # centred in the area: from 80 % to 20 % of it for a downward scroll
+        cx, cy = {"down": (cx, cy + dy // 2), "up": (cx, cy - dy // 2),
+                  "right": (cx + dx // 2, cy), "left": (cx - dx // 2, cy)}[action.direction or "down"]
+    ex, ey = {"down": (cx, cy - dy), "up": (cx, cy + dy), "right": (cx - dx, cy), "left": (cx + dx, cy)}[
+        action.direction or "down"]
+    clamp = lambda v, hi: max(0, min(hi - 1, v))  # noqa: E731
+    return cmd.swipe(clamp(cx, w), clamp(cy, h), clamp(ex, w), clamp(ey, h), cmd.SCROLL_MS)
 
 
 def _focused(elements: Sequence[UIElement]) -> Optional[UIElement]:

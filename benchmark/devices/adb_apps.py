@@ -67,13 +67,19 @@ class AppTable:
         path: Optional[Path] = None,
     ):
         self.entries: list[AppEntry] = []
-        for name, target in (extra or {}).items():
+        self.add(extra or {})
+        self.entries.extend(_load(path or DEFAULT_TABLE))
+
+    def add(self, extra: Mapping[str, Union[str, Sequence[str]]]) -> None:
+        """More names (name -> package(s)); they take precedence over those already known."""
+        added = []
+        for name, target in extra.items():
             packages = (target,) if isinstance(target, str) else tuple(target)
             try:
-                self.entries.append(AppEntry(names=(name,), packages=packages))
+                added.append(AppEntry(names=(name,), packages=packages))
             except ValueError as exc:
                 raise ValueError(f"apps[{name!r}]={target!r} is invalid: {exc}") from exc
-        self.entries.extend(_load(path or DEFAULT_TABLE))
+        self.entries[:0] = added
 
     def candidates(self, name: str) -> Optional[tuple[str, ...]]:
         """Packages/components to try for ``name``, or None if it is unknown."""

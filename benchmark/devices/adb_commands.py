@@ -282,6 +282,26 @@ def night_mode(word: str) -> str:
     return f"cmd uimode night {word}"
 
 
+# ---------------------------------------------------------------- ttir served phones (`ttir serve-adb`)
+
+TTIR_VERSION = "cmd ttir version"
+TTIR_TASK_VERIFY = "cmd ttir task verify"
+TTIR_EVENTS = "cmd ttir events"
+TTIR_APPS = "cmd ttir apps"
+_TASK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+def ttir_task_setup(name: str, seed: int, digest: str) -> str:
+    """Ask a served phone to factory-reset and set up task ``name`` (rebuilt from its instance seed)."""
+    if not _TASK_NAME.match(name or ""):
+        raise ValueError(f"task name={name!r} must be a task class name (letters, digits, '_')")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed={seed!r} must be a non-negative integer instance seed")
+    if not re.fullmatch(r"[0-9a-f]{16}", digest or ""):
+        raise ValueError(f"digest={digest!r} must be 16 lowercase hex digits")
+    return f"cmd ttir task setup {name} {seed} {digest}"
+
+
 def join(*commands: str) -> str:
     """Several commands in one shell invocation, stopping at the first failure."""
     return " && ".join(commands)

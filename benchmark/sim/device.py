@@ -15,7 +15,7 @@ from loguru import logger
 from PIL import Image
 
 from benchmark.apps.base import App
-from benchmark.device import ActionError, DeviceSettings, check_settings
+from benchmark.device import SCROLL_FRACTION, ActionError, DeviceSettings, check_settings
 from benchmark.sim import system
 from benchmark.sim.clock import SimClock
 from benchmark.sim.keyboard import SoftKeyboard
@@ -305,6 +305,12 @@ class SimDevice:
             self.focus.store[self.focus.key] = cur[:-1]
             self._invalidate()
 
+    def clear_text(self) -> None:
+        """Empty the focused field (what select-all + Delete does)."""
+        if self.focus is not None:
+            self.focus.store[self.focus.key] = ""
+            self._invalidate()
+
     def keyboard_enter(self) -> None:
         f = self.focus
         if f is None:
@@ -325,6 +331,14 @@ class SimDevice:
         if s.orientation == "landscape":
             w, h = h, w
         return Metrics(width=w, height=h, dpi=self.base_dpi * s.density_scale, font_scale=s.font_scale)
+
+    def dialog_bounds(self) -> Optional[Box]:
+        """Where the foreground app's own dialog, sheet or menu is, if one is open. The dump
+        nests it in the app's window; a real phone gives it a window of its own (the one
+        window a focus-only dump then holds)."""
+        main = self._frame().windows[0]
+        last = main.root.children[-1] if main.name == "app" and main.root.children else None
+        return last.vis if last is not None and last.meta.get("dialog") else None
 
     def _prepare_fields(self, widgets: Iterable[Optional[Widget]], store: dict[str, Any]) -> bool:
         """Fill EditText values from their store and mark the focused one; return
@@ -689,7 +703,7 @@ class SimDevice:
         node = self._scroll_target(frame, point)
         if node is None:
             return
-        step = node.meta.get("view_h_dp", 0.0) * 0.6
+        step = node.meta.get("view_h_dp", 0.0) * SCROLL_FRACTION
         if action.direction == "down":
             self._scroll_by(node, step)
         elif action.direction == "up":

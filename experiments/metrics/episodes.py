@@ -27,12 +27,13 @@ MODEL_FREE_KINDS = ("replay", "planner", "oracle", "reference")
 
 
 def perturbation_label(rec: Record) -> str:
-    """The perturbation's name, with its parameter overrides when it has any."""
+    """The perturbation's name, with its parameter overrides when it has any and the
+    dump style when it is not the default (``clean@focused_window``)."""
     name = str(rec.get("perturbation", "clean"))
     ov = rec.get("overrides") or {}
-    if not ov:
-        return name
-    return name + "{" + ",".join(f"{k}={ov[k]}" for k in sorted(ov)) + "}"
+    if ov:
+        name += "{" + ",".join(f"{k}={ov[k]}" for k in sorted(ov)) + "}"
+    return name + (f"@{rec['dump']}" if rec.get("dump") else "")
 
 
 def is_clean(rec: Record) -> bool:
@@ -88,7 +89,7 @@ def not_reached(records: Iterable[Record]) -> list[Record]:
 
 def pair_key(rec: Record) -> tuple[Any, ...]:
     return (rec["task"], rec.get("instance", 0), rec["agent"], rec.get("guard", "off"), rec.get("seed", 0),
-            rec.get("repeat", 0))
+            rec.get("repeat", 0), rec.get("dump"))
 
 
 def setting_key(rec: Record) -> tuple[str, str, str]:

@@ -16,6 +16,11 @@ DIALOG_BUTTON_IDS = {"engage": "android:id/button1", "dismiss": "android:id/butt
 PLAIN_IDS = {"title": "title", "message": "message", "scroll": "scroll_view", "panel": "content", "buttons": "button_bar",
              "icon": "icon"}
 PLAIN_BUTTON_IDS = {"engage": "positive_button", "dismiss": "negative_button", "neutral": "neutral_button"}
+# the framework's "isn't responding" dialog (an AlertDialog whose custom panel holds
+# app_anr_dialog.xml's buttons), as real dumps show it
+ANR_IDS = {"top": "android:id/topPanel", "title_template": "android:id/title_template",
+           "custom_panel": "android:id/customPanel", "custom": "android:id/custom",
+           "content_panel": "android:id/contentPanel"}
 BANNER_IDS = {"title": "title", "message": "text", "scroll": "notification_main_column", "panel": "expandableNotificationRow",
               "buttons": "actions", "icon": "icon"}
 
@@ -141,12 +146,57 @@ def body_widgets(page: PageSpec, st: PageState, style: Style, ctl: Controls) -> 
     return out
 
 
-def _buttons(page: PageSpec, st: PageState, style: Style, ctl: Controls, bar_id: str) -> list[Widget]:
+def _buttons(page: PageSpec, st: PageState, style: Style, ctl: Controls, bar_id: str,
+             position: Optional[tuple[int, int]] = None) -> list[Widget]:
+    if position is not None and page.indicator:
+        return [_indicator_bar(page, st, style, ctl, bar_id, position)]
     if not page.buttons:
         return []
     if page.button_layout == "stack":
         return [column(*[make_button(b, page, st, style, ctl, fill=True) for b in page.buttons], id=bar_id, gap=4)]
     return [row(*[make_button(b, page, st, style, ctl) for b in page.buttons], id=bar_id, gap=8, justify="end")]
+
+
+def _indicator_bar(page: PageSpec, st: PageState, style: Style, ctl: Controls, bar_id: str,
+                   position: tuple[int, int]) -> Widget:
+    """An onboarding carousel's bottom bar: the way out (Skip) on the left, the page dots
+    in the middle, the way on (Next) on the right."""
+    index, total = position
+    dots = row(*[image("record", size=8, color="accent" if k == index else "divider", a11y=False) for k in range(total)],
+               id="page_indicator", gap=8, justify="center", cls="android.widget.LinearLayout", emit=True,
+               desc=f"Page {index + 1} of {total}")
+    left = [make_button(b, page, st, style, ctl) for b in page.buttons if b.role == "dismiss"]
+    right = [make_button(b, page, st, style, ctl) for b in page.buttons if b.role != "dismiss"]
+    return row(*left, column(dots, weight=1, align="center"), *right, id=bar_id, gap=8)
+
+
+def _anr_card(page: PageSpec, st: PageState, ctl: Controls, ids: dict[str, str]) -> CardParts:
+    """The framework's ANR dialog laid out like AOSP's: parentPanel > topPanel >
+    title_template > alertTitle, then customPanel > custom > the buttons (a stacked
+    app_anr_dialog) or contentPanel's message and buttonPanel (the pre-Android 7 dialog).
+    Same geometry as a plain dialog card: the extra containers only nest."""
+    head: list[Widget] = []
+    if page.title:
+        title = text(page.title, id=page.title_id or ids["title"], size=20, bold=False, text_align="left")
+        head = [column(column(title, id=ANR_IDS["title_template"], cls="android.widget.LinearLayout"),
+                       id=ANR_IDS["top"], cls="android.widget.LinearLayout")]
+    body = body_widgets(page, st, "anr", ctl)
+    if page.button_layout == "stack":
+        buttons = [make_button(b, page, st, "anr", ctl, fill=True) for b in page.buttons]
+        listing = column(*buttons, gap=4, cls="android.widget.LinearLayout", emit=True)
+        foot = [column(column(listing, id=ANR_IDS["custom"], cls="android.widget.FrameLayout"),
+                       id=ANR_IDS["custom_panel"], cls="android.widget.FrameLayout")] if buttons else []
+    else:
+        foot = _buttons(page, st, "anr", ctl, ids["buttons"])
+    return CardParts("center", ids["panel"], "android.widget.LinearLayout", head, body, foot, ids["scroll"], pad=24,
+                     gap=12 if page.button_layout == "stack" else 16)
+
+
+def _close_corner(page: PageSpec, st: PageState, style: Style, ctl: Controls) -> list[Widget]:
+    """A dialog's icon-only close button in its top-right corner (feature announcements)."""
+    if page.close_button is None:
+        return []
+    return [row(make_button(page.close_button, page, st, style, ctl), justify="end", gap=0)]
 
 
 def _title(page: PageSpec, ids: dict[str, str], size: float, center: bool = False, bold: bool = False) -> list[Widget]:
@@ -169,13 +219,17 @@ def _icon(page: PageSpec, ids: dict[str, str], size: float = 32, hero: bool = Fa
 
 
 def card_parts(page: PageSpec, st: PageState, style: Style, ctl: Controls,
-               ids_override: Optional[dict[str, str]] = None, compact: bool = False) -> CardParts:
+               ids_override: Optional[dict[str, str]] = None, compact: bool = False,
+               position: Optional[tuple[int, int]] = None) -> CardParts:
     """The widgets of one page in one surface style (``ids_override``: container ids;
-    ``compact``: a short screen, e.g. landscape — smaller illustrations)."""
+    ``compact``: a short screen, e.g. landscape — smaller illustrations; ``position``:
+    (index, count) of the page among its flow's pages, for page dots)."""
     ids = {**_ids(style), **(ids_override or {})}
-    if style in ("dialog", "anr"):
+    if style == "anr":
+        return _anr_card(page, st, ctl, ids)
+    if style == "dialog":
         stacked = page.button_layout == "stack"
-        head = _icon(page, ids) + _title(page, ids, 22 if style == "dialog" else 20, center=bool(page.icon))
+        head = _close_corner(page, st, style, ctl) + _icon(page, ids) + _title(page, ids, 22, center=bool(page.icon))
         return CardParts("center", ids["panel"], "android.widget.FrameLayout", head, body_widgets(page, st, style, ctl),
                          _buttons(page, st, style, ctl, ids["buttons"]), ids["scroll"], pad=24, gap=12 if stacked else 16)
     if style == "bottom_sheet":
@@ -204,7 +258,7 @@ def card_parts(page: PageSpec, st: PageState, style: Style, ctl: Controls,
         bar_style.update(title_inset())  # the headline 16 dp from the edge
     head = [Widget("top_bar", id="toolbar", children=bar_kids, style=bar_style)]
     body = _icon(page, ids, 56 if compact else 112, hero=True) + _title(page, ids, 26, center=bool(page.icon)) + body_widgets(page, st, style, ctl)
-    foot = _buttons(page, st, style, ctl, ids["buttons"])
+    foot = _buttons(page, st, style, ctl, ids["buttons"], position)
     return CardParts("full", ids["panel"], "android.widget.FrameLayout", head, body, foot, ids["scroll"], pad=0, gap=0,
                      scrim=False)
 

@@ -7,12 +7,15 @@ import random
 import string
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Union
 
 import yaml
 from pydantic import ValidationError
 
-from perturb.overlay.spec import ButtonSpec, FlowSpec, PageSpec, PoolSpec, VariantSpec
+from perturb.overlay.spec import DEFAULT_LANGUAGE, ButtonSpec, FlowSpec, PageSpec, PoolSpec, VariantSpec, check_language
+
+ANY_LANGUAGE = "any"
+Languages = Union[str, list[str]]  # a language code, a list of them, or "any"
 
 
 def pool_names() -> list[str]:
@@ -36,20 +39,47 @@ def load_pool(name: str) -> PoolSpec:
 
 
 def choose_variant(pool: PoolSpec, rng: random.Random, allowed: Optional[Iterable[str]] = None,
-                   pool_name: str = "") -> VariantSpec:
-    """A seeded choice among the pool's variants (restricted to ``allowed`` ids)."""
-    variants = pool.variants
+                   pool_name: str = "", language: Languages = DEFAULT_LANGUAGE) -> VariantSpec:
+    """A seeded choice among the pool's variants in ``language`` (a code, a list of
+    codes, or ``any``), restricted to the ``allowed`` ids."""
+    variants = variants_in(pool, language, pool_name)
     if allowed is not None:
         wanted = list(allowed)
         known = {v.id for v in variants}
         unknown = [w for w in wanted if w not in known]
         if unknown:
+            others = {v.id: v.language for v in pool.variants if v.id in unknown}
+            hint = "; ".join(f"{i} is in language {lang!r}" for i, lang in others.items())
             raise ValueError(f"profile_pool={wanted}: unknown variant id(s) {', '.join(unknown)} in pool "
-                             f"{pool_name!r}; expected some of {', '.join(sorted(known))}")
+                             f"{pool_name!r} for language={language!r}; expected some of {', '.join(sorted(known))}"
+                             + (f" ({hint}: set language to it)" if hint else ""))
         variants = [v for v in variants if v.id in wanted]
         if not variants:
             raise ValueError(f"profile_pool={wanted} is empty; expected at least one variant id of pool {pool_name!r}")
     return variants[rng.randrange(len(variants))]
+
+
+def check_languages(value: Any) -> Languages:
+    """Validate a ``language`` parameter: a code, a non-empty list of codes, or ``any``."""
+    if value == ANY_LANGUAGE:
+        return value
+    if isinstance(value, list):
+        if not value:
+            raise ValueError(f"language=[] is empty; expected a language code, a list of them or {ANY_LANGUAGE!r}")
+        return [check_language(v) for v in value]
+    return check_language(value)
+
+
+def variants_in(pool: PoolSpec, language: Languages, pool_name: str = "") -> list[VariantSpec]:
+    """The pool's variants in ``language`` (pool order); an unknown language names the known ones."""
+    if language == ANY_LANGUAGE:
+        return list(pool.variants)
+    wanted = [language] if isinstance(language, str) else list(language)
+    missing = [w for w in wanted if w not in pool.languages]
+    if missing or not wanted:
+        raise ValueError(f"language={language!r}: pool {pool_name!r} has no variant in {', '.join(missing) or 'an empty list'}; "
+                         f"expected one of {', '.join(pool.languages)} (a list of them, or {ANY_LANGUAGE!r})")
+    return [v for v in pool.variants if v.language in wanted]
 
 
 class _Blank(dict):

@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SYSTEM_ACCENT = (11, 87, 208)
 SWIPE_DISMISS_FRACTION = 0.25  # of the banner's width / height: a swipe that far dismisses it
-COMPACT_HEIGHT_DP = 480  # shorter app areas (landscape) get smaller illustrations
+COMPACT_HEIGHT_DP = 480
+ANR_WINDOW_INSET_DP = 16  # an "isn't responding" window is this much larger than its panel (real dumps: 42 px at 420 dpi)  # shorter app areas (landscape) get smaller illustrations
 Handler = Callable[["PerturbationContext", ButtonSpec], None]
 
 
@@ -175,7 +176,8 @@ class DialogOverlay(Layer):
         ids = flow.ids if flow is not None and flow.ids else self.ids
         m = geom.metrics
         compact = (geom.area[3] - geom.area[1]) / m.px_per_dp < COMPACT_HEIGHT_DP
-        parts = card_parts(self.page, self.state, self.style, self._controls(), ids, compact)
+        parts = card_parts(self.page, self.state, self.style, self._controls(), ids, compact,
+                           (self.index, len(self.current_pages)))
         card = lay_card(parts, geom.metrics, geom.area, self.scroll.setdefault((self.flow, self.index), {}))
         self._laid = Laid(key, card, card.vis)
         return self._laid
@@ -234,7 +236,23 @@ class DialogOverlay(Layer):
             return Node(frame, area, children=[coordinator])
         if style in ("dialog", "anr") and self.window_activity:
             return Node(frame, (0, 0, *geom.size), children=[laid.card])
+        if style == "anr":
+            # the framework dialog's window: its decor (with the shadow's inset) > content > the panel
+            inset = geom.metrics.dp(ANR_WINDOW_INSET_DP)
+            x1, y1, x2, y2 = laid.box
+            W, H = geom.size
+            outer = (max(0, x1 - inset), max(0, y1 - inset), min(W, x2 + inset), min(H, y2 + inset))
+            content = Node(Widget("column", id="android:id/content", cls="android.widget.FrameLayout"), laid.box,
+                           children=[laid.card])
+            decor = Node(Widget("column", cls="android.widget.FrameLayout", style={"emit": True}), laid.box,
+                         children=[content])
+            return Node(frame, outer, children=[decor])
         return Node(frame, laid.box, children=[laid.card])
+
+    def dialog_box(self) -> Optional[tuple[int, int, int, int]]:
+        if self.closed or self._laid is None or self.style == "banner":
+            return None
+        return self._laid.box
 
     # -- input ------------------------------------------------------------------------------
     def route(self, action: Action, ctx: "PerturbationContext", geom: Geometry) -> bool:

@@ -1,6 +1,9 @@
 """HangLayer: an app that stopped responding. The framework's "<App> isn't
 responding" dialog shows over it; "Wait" keeps the app hung (the dialog comes
-back), and only closing the app — then opening it again — recovers."""
+back), and only closing the app — then opening it again — recovers.
+
+SystemHangLayer: System UI or the system process stopped responding; there only
+"Wait" helps."""
 
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ from ttir.types import Action, Observation
 
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext
+
+SYSTEM_HANG_PACKAGE = "com.android.systemui"  # what the event log names as hung
 
 
 class HangLayer(Layer):
@@ -72,6 +77,9 @@ class HangLayer(Layer):
     def dialog_up(self) -> bool:
         return self.dialog is not None and not self.dialog.closed
 
+    def dialog_box(self) -> Optional[tuple[int, int, int, int]]:
+        return self.dialog.dialog_box() if self.dialog_up and not self.stopped else None  # type: ignore[union-attr]
+
     # -- Layer ------------------------------------------------------------------------------
     def composite(self, obs: Observation, img: Image.Image, geom: Geometry, ctx: "PerturbationContext") -> Observation:
         if self.stopped or not self.dialog_up:
@@ -109,4 +117,78 @@ class HangLayer(Layer):
             return
         due = self.waiting_since is None or ctx.step - self.waiting_since >= self.reshow_after_steps
         if not self.dialog_up and due and ctx.observe_raw().package == self.package:
+            self._show_dialog(ctx)
+
+
+class SystemHangLayer(Layer):
+    """System UI (or the system process) that stopped responding: its "isn't responding"
+    dialog shows over every screen. Each "Wait" lets it catch up — the dialog returns
+    after ``reshow_after_steps`` until ``waits_to_recover`` waits have been given; any
+    other button (Close app) restarts it, which ends the hang the hard way."""
+
+    kind = "system_hang"
+
+    def __init__(self, source: str, *, make_dialog: Callable[[], DialogOverlay], waits_to_recover: int = 2,
+                 reshow_after_steps: int = 2):
+        super().__init__(source, owner=None)
+        self.make_dialog = make_dialog
+        self.waits_to_recover = waits_to_recover
+        self.reshow_after_steps = reshow_after_steps
+        self.dialog: Optional[DialogOverlay] = None
+        self.waits = 0
+        self.waiting_since: Optional[int] = None
+
+    def _show_dialog(self, ctx: "PerturbationContext") -> None:
+        d = self.make_dialog()
+        d.source = self.source
+        d.owner = None
+        d.handlers["wait"] = self._wait
+        self.dialog = d
+        self.waiting_since = None
+        d.on_show(ctx)
+        if self.waits:
+            self.emit(ctx, "hang_persists", package=d.package, waits=self.waits)
+
+    def on_show(self, ctx: "PerturbationContext") -> None:
+        super().on_show(ctx)
+        self.emit(ctx, "app_hang", package=SYSTEM_HANG_PACKAGE)
+        self._show_dialog(ctx)
+
+    def _wait(self, ctx: "PerturbationContext", b: ButtonSpec) -> None:
+        if self.dialog is not None:
+            self.dialog.close()
+        self.waits += 1
+        self.emit(ctx, "hang_wait", package=SYSTEM_HANG_PACKAGE, label=b.label, waits=self.waits)
+        self.waiting_since = ctx.step  # caught up after enough waits: tick says so
+
+    @property
+    def dialog_up(self) -> bool:
+        return self.dialog is not None and not self.dialog.closed
+
+    def dialog_box(self) -> Optional[tuple[int, int, int, int]]:
+        return self.dialog.dialog_box() if self.dialog_up else None  # type: ignore[union-attr]
+
+    def composite(self, obs: Observation, img: Image.Image, geom: Geometry, ctx: "PerturbationContext") -> Observation:
+        if not self.dialog_up:
+            return obs
+        assert self.dialog is not None
+        return self.dialog.composite(obs, img, geom, ctx)
+
+    def route(self, action: Action, ctx: "PerturbationContext", geom: Geometry) -> bool:
+        if not self.dialog_up:
+            return False  # between two dialogs the phone answers (slowly)
+        assert self.dialog is not None
+        consumed = self.dialog.route(action, ctx, geom)
+        if self.dialog.closed and self.waiting_since is None and not self.closed:
+            self.emit(ctx, "hang_restarted", package=SYSTEM_HANG_PACKAGE)  # Close app: restarted, no longer hung
+            self.close()
+        return consumed
+
+    def tick(self, ctx: "PerturbationContext") -> None:
+        if self.closed or self.dialog_up or self.waiting_since is None:
+            return
+        if self.waits >= self.waits_to_recover:
+            self.emit(ctx, "hang_recovered", package=SYSTEM_HANG_PACKAGE)
+            self.close()
+        elif ctx.step - self.waiting_since >= self.reshow_after_steps:
             self._show_dialog(ctx)

@@ -57,6 +57,12 @@ class Layer:
     def tick(self, ctx: "PerturbationContext") -> None:
         """Once per step, after the perturbations' ``after_execute``."""
 
+    def dialog_box(self) -> Optional[tuple[int, int, int, int]]:
+        """Where the dialog window this layer last drew is, if it draws one (not a banner
+        or a loading screen): a real phone gives a dialog a window of its own, which takes
+        input focus (:mod:`perturb.dump_style`)."""
+        return None
+
     # -- helpers --------------------------------------------------------------------------
     def blocked(self, action: Action, ctx: "PerturbationContext", **details: Any) -> bool:
         self.emit(ctx, "blocked_action", action=action.to_dict(), overlay=self.kind, **details)

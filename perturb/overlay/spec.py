@@ -16,10 +16,15 @@ shorthand) or several ``pages``. Button ``action`` vocabulary:
 - ``close_app`` — close and force-stop the foreground app;
 - ``wait`` — an app-not-responding "Wait": the hang goes on;
 - ``none`` — nothing (a neutral control).
+
+A variant's ``language`` (default ``en``) says what language its words are in; a
+transition perturbation draws only from the variants of its ``language`` parameter
+(default English), so translated variants never change what a default seed draws.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -29,8 +34,18 @@ Style = Literal["dialog", "bottom_sheet", "fullscreen", "banner", "skeleton", "s
 BackBehaviour = Literal["dismiss", "previous", "absorb", "pass"]
 ButtonVariant = Literal["filled", "tonal", "outlined", "text"]
 
+DEFAULT_LANGUAGE = "en"
+LANGUAGE_CODE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?")  # BCP 47-style: en, zh, pt-BR
 SIMPLE_ACTIONS = ("close", "next", "previous", "settings", "home", "close_app", "wait", "none")
 PREFIXED_ACTIONS = ("flow:", "launch:", "url:")
+
+
+def check_language(value: str) -> str:
+    """Validate a language code (``en``, ``zh``, ``pt-BR``)."""
+    if not isinstance(value, str) or not LANGUAGE_CODE.fullmatch(value):
+        raise ValueError(f"language={value!r} is not a language code; expected a BCP 47-style code such as "
+                         "en, es, zh, de or pt-BR")
+    return value
 
 
 def check_action(value: str) -> str:
@@ -106,11 +121,12 @@ class PageSpec(BaseModel):
     fields: list[FieldSpec] = Field(default_factory=list)
     stars: bool = False
     progress: Optional[float] = Field(None, ge=0.0, le=1.0, description="Show a progress bar at this fraction.")
+    indicator: bool = Field(False, description="Page dots (an onboarding carousel's): which of the pages this one is.")
     spinner: bool = False
     auto_next_steps: Optional[int] = Field(None, ge=1, description="Advance by itself after this many steps.")
     buttons: list[ButtonSpec] = Field(default_factory=list)
     button_layout: Literal["row", "stack"] = "row"
-    close_button: Optional[ButtonSpec] = Field(None, description="Icon button in the top corner (full-screen, banner).")
+    close_button: Optional[ButtonSpec] = Field(None, description="Icon button in the top corner (full-screen, dialog, banner).")
     style: Optional[Style] = None
 
 
@@ -133,6 +149,7 @@ class VariantSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
+    language: str = Field(DEFAULT_LANGUAGE, description="The language of the variant's words (en, es, zh, de, ...).")
     style: Optional[Style] = None
     package: Optional[str] = None
     activity: Optional[str] = None
@@ -140,6 +157,11 @@ class VariantSpec(BaseModel):
     ids: Optional[dict[str, str]] = Field(None, description="Container ids (overrides the pool's).")
     extras: dict[str, str] = Field(default_factory=dict, description="Extra placeholder values ({sender} …).")
     pages: list[PageSpec] = Field(min_length=1)
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, v: str) -> str:
+        return check_language(v)
 
     @model_validator(mode="before")
     @classmethod
@@ -171,11 +193,19 @@ class PoolSpec(BaseModel):
     flows: dict[str, FlowSpec] = Field(default_factory=dict)
     variants: list[VariantSpec] = Field(min_length=4)
 
+    @property
+    def languages(self) -> list[str]:
+        """The languages of the pool's variants, in order of first appearance."""
+        return list(dict.fromkeys(v.language for v in self.variants))
+
     @model_validator(mode="after")
     def _flows_exist(self) -> "PoolSpec":
         ids = [v.id for v in self.variants]
         if len(set(ids)) != len(ids):
             raise ValueError(f"variant ids must be unique; got {ids}")
+        if DEFAULT_LANGUAGE not in self.languages:
+            raise ValueError(f"variants: no variant in {DEFAULT_LANGUAGE!r} (language defaults to it); "
+                             f"got languages {self.languages}")
         pages = [p for v in self.variants for p in v.pages] + [p for f in self.flows.values() for p in f.pages]
         for p in pages:
             for b in [*p.buttons, *([p.close_button] if p.close_button else [])]:

@@ -9,9 +9,10 @@ from typing import Any
 def register(sub: Any, name: str, help_text: str) -> None:
     p = sub.add_parser(
         name, help=help_text,
-        description="List the 24 AndroidReality perturbations and the 10 AnTrap traps: component (state / transition "
-        "/ action, plus the AnTrap STAR layer), what each does, and its default parameters (magnitude / timing / "
-        "persistence). Override any parameter in a spec or with perturb.make(name, param=value).",
+        description="List the 24 AndroidReality perturbations, the 10 AnTrap traps and those beyond the paper: "
+        "component (state / transition / action, plus the AnTrap STAR layer), what each does, and its default "
+        "parameters (magnitude / timing / persistence). Override any parameter in a spec or with "
+        "perturb.make(name, param=value); transitions take language (en, es, zh, de, a list, or any).",
     )
     p.add_argument("--component", choices=["state", "transition", "action"], help="only this component")
     p.add_argument("--params", action="store_true", help="also print every default parameter")
@@ -19,14 +20,16 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from perturb import REGISTRY
+    from perturb import ANDROIDREALITY, ANTRAP, EXTENSIONS, REGISTRY
 
     order = {"state": 0, "action": 1, "transition": 2}
     rows = sorted((p for p in REGISTRY.values() if args.component is None or p.component == args.component),
                   key=lambda p: ("STAR".index(p.layer) if p.layer else -1, order.get(p.component, 3)))
     width = max(len(p.name) for p in rows)
-    for family, title in (("androidreality", "AndroidReality perturbations"), ("antrap", "AnTrap traps")):
-        group = [p for p in rows if (p.layer is None) == (family == "androidreality")]
+    groups = ((ANDROIDREALITY, "AndroidReality perturbations"), (ANTRAP, "AnTrap traps"),
+              (EXTENSIONS, "Beyond the paper"))
+    for members, title in groups:
+        group = [p for p in rows if p.name in members]
         if not group:
             continue
         print(f"{title} ({len(group)})")

@@ -1,0 +1,98 @@
+"""AdbDaemon: a served phone listening for adb on TCP, like ``adbd`` after
+``adb tcpip``: ``adb connect HOST:PORT`` then lists it as a device.
+
+One thread accepts, one thread per connection serves it (transport.py). A
+connection that fails is dropped; the daemon goes on until :meth:`close`.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from typing import Any, Optional
+
+from loguru import logger
+
+from benchmark.devices.adbd.transport import Connection
+
+
+class AdbDaemon:
+    """``phone``: a ServedPhone. ``port=0`` picks a free port (see :attr:`port`)."""
+
+    def __init__(self, phone: Any, *, host: str = "127.0.0.1", port: int = 0):
+        if not 0 <= int(port) < 65536:
+            raise ValueError(f"port={port!r} is not a TCP port (1..65535, or 0 for any free one)")
+        self.phone = phone
+        self.host = host
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            self._sock.bind((host, int(port)))
+        except OSError as exc:
+            self._sock.close()
+            raise OSError(f"cannot serve a phone on {host}:{port}: {exc.strerror or exc}") from exc
+        self._sock.listen(16)
+        self.port: int = self._sock.getsockname()[1]
+        self._conns: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def start(self) -> "AdbDaemon":
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._accept, name=f"adbd-{self.port}", daemon=True)
+            self._thread.start()
+        return self
+
+    def _accept(self) -> None:
+        while not self._closed.is_set():
+            try:
+                conn, addr = self._sock.accept()
+            except OSError:
+                return
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                self._conns.add(conn)
+            threading.Thread(target=self._serve, args=(conn, f"{addr[0]}:{addr[1]}"), daemon=True,
+                             name=f"adbd-{self.port}-{addr[1]}").start()
+
+    def _serve(self, conn: socket.socket, peer: str) -> None:
+        try:
+            Connection(conn, self.phone, peer).serve()
+        except Exception:  # noqa: BLE001 - one connection's failure is logged, the daemon goes on
+            logger.exception("adbd {}: connection from {} failed", self.phone.serial, peer)
+        finally:
+            with self._lock:
+                self._conns.discard(conn)
+
+    def close(self) -> None:
+        """Stop listening and hang up every connection (the adb server then lists the phone offline)."""
+        self._closed.set()
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)  # wakes the accept() blocked in the other thread
+        except OSError:
+            pass
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+        with self._lock:
+            conns, self._conns = list(self._conns), set()
+        for c in conns:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+                c.close()
+            except OSError:
+                pass
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> "AdbDaemon":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

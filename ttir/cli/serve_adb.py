@@ -1,0 +1,191 @@
+"""``ttir serve-adb``: simulated phones as real adb devices, for any adb-driven agent."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:  # pragma: no cover
+    import subprocess
+
+DESCRIPTION = """\
+Serve N simulated phones over the adb protocol on consecutive TCP ports, as
+`adbd` does after `adb tcpip`. Point any agent that drives a phone through adb
+at them: `adb connect 127.0.0.1:PORT`, then `adb -s 127.0.0.1:PORT shell input
+tap 540 1200`, `adb exec-out screencap -p`, `adb shell uiautomator dump`,
+`adb pull`, adbutils, Appium-free scripts ... no emulator needed.
+
+With --task the phones are set up for that task (seeded by --seed), and with
+--perturb the perturbation is active on them: pop-ups composited into
+`screencap` and the UI dump (taps on them are routed to their buttons),
+settings perturbations visible through `settings get`.
+
+Verdict (from the phone's app state, as every task is verified) and the
+perturbation event log, while it runs:
+  ttir serve-adb --verdict PORT       (via the adb server; JSON)
+  adb -s 127.0.0.1:PORT shell cmd ttir task verify
+  adb -s 127.0.0.1:PORT shell cmd ttir events
+On Ctrl-C / SIGTERM the phones stop, the final verdicts are printed (and
+written to --out FILE as JSON).
+"""
+
+
+READY = "Ctrl-C stops."  # the last line printed once every phone listens
+
+
+def spawn(port: int, *args: str, timeout: float = 120) -> tuple["subprocess.Popen[str]", list[str]]:
+    """Start ``ttir serve-adb --port PORT ARGS…`` in its own process; return it, once its phones
+    listen, with what it printed (for tools and tests that need a phone in another process)."""
+    import subprocess
+    import tempfile
+    import time
+
+    code = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
+    log = tempfile.TemporaryFile(mode="w+")  # its log, never a pipe nobody reads (that could stall it)
+    proc = subprocess.Popen([sys.executable, "-c", code, "serve-adb", "--port", str(port), *args],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, text=True)
+    printed: list[str] = []
+    end = time.monotonic() + timeout
+    assert proc.stdout is not None
+    while READY not in printed:
+        line = proc.stdout.readline()
+        if not line or time.monotonic() > end:
+            proc.kill()
+            proc.wait()
+            log.seek(0)
+            raise RuntimeError(f"ttir serve-adb did not start (exit {proc.returncode}): {log.read().strip()[-2000:]}")
+        printed.append(line.strip())
+    return proc, printed
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    p = sub.add_parser(name, help=help_text, description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--port", type=int, default=5555, help="TCP port of the first phone (default 5555)")
+    p.add_argument("--phones", type=int, default=1, metavar="N", help="how many phones, on PORT, PORT+1, ... (default 1)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--task", default=None, metavar="T", help="set the phones up for task T (see `ttir tasks`)")
+    p.add_argument("--perturb", action="append", default=[], metavar="P",
+                   help="a perturbation active on the phones (see `ttir perturbations`); may be repeated")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="task parameters (suite seed, AndroidWorld instance seeding) and perturbation realisation")
+    p.add_argument("--instance", type=int, default=0, metavar="I", help="task instance (default 0)")
+    p.add_argument("--out", type=Path, default=None, metavar="FILE", help="on stop, write the verdicts here (JSON)")
+    p.add_argument("--verdict", type=int, default=None, metavar="PORT",
+                   help="do not serve: print the verdict and event log of the phone served on PORT, and exit")
+    p.add_argument("--adb-port", type=int, default=None,
+                   help="with --verdict: the adb server's port (default ANDROID_ADB_SERVER_PORT or 5037)")
+    p.set_defaults(func=run)
+
+
+def build_device(task: Any, perturbations: list[str], seed: int) -> Any:
+    """A simulated phone, wrapped by the perturbations (one fresh set per phone)."""
+    from benchmark import SimDevice
+
+    device: Any = SimDevice()
+    if perturbations:
+        from perturb import PerturbedDevice, make
+
+        budget = task.budget if task is not None else None
+        device = PerturbedDevice(device, [make(p) for p in perturbations], seed=seed, budget=budget)
+    return device
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.verdict is not None:
+        return show_verdict(args.verdict, args.host, args.adb_port)
+    if args.phones < 1:
+        raise ValueError(f"--phones={args.phones} must be >= 1")
+    if not 0 < args.port or args.port + args.phones - 1 > 65535:
+        raise ValueError(f"--port={args.port} with --phones={args.phones} leaves the TCP port range (1..65535)")
+    from loguru import logger
+
+    from benchmark import make_task
+    from benchmark.devices.adbd import AdbDaemon, ServedPhone
+
+    task = make_task(args.task, seed=args.seed, i=args.instance) if args.task else None
+    if args.perturb:
+        from perturb import REGISTRY
+
+        unknown = [p for p in args.perturb if p not in REGISTRY]
+        if unknown:
+            raise ValueError(f"--perturb: unknown perturbation(s) {', '.join(unknown)}; see `ttir perturbations`")
+    daemons: list[Any] = []
+    try:
+        for k in range(args.phones):
+            port = args.port + k
+            phone = ServedPhone(build_device(task, args.perturb, args.seed), serial=f"ttir-sim-{port}")
+            if task is not None or args.perturb:
+                phone.start_task(task)
+            try:
+                daemons.append(AdbDaemon(phone, host=args.host, port=port).start())
+            except OSError as exc:
+                raise ValueError(f"{exc}; is something else listening there? Choose another --port") from None
+        _announce(daemons, task, args)
+        stop = threading.Event()
+        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            while not stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    finally:
+        for d in daemons:
+            d.close()
+    verdicts = [d.phone.verdict() | {"address": d.address} for d in daemons]
+    for v in verdicts:
+        if v["task"] is not None:
+            print(f"{v['address']}: {v['task']} success={v['success']} after {v['actions']} actions, "
+                  f"{len(v['events'])} perturbation events", flush=True)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(verdicts, indent=1, default=str), encoding="utf-8")
+        print(f"verdicts -> {args.out}")
+    logger.info("served phones stopped")
+    return 0
+
+
+def _announce(daemons: list[Any], task: Any, args: argparse.Namespace) -> None:
+    what = [f"task {task.name}" if task is not None else "no task", *(f"perturbation {p}" for p in args.perturb)]
+    print(f"serving {len(daemons)} simulated phone(s) ({', '.join(what)}, seed {args.seed}):")
+    for d in daemons:
+        print(f"  adb connect {d.address}")
+    if task is not None:
+        print(f"goal: {task.goal}")
+        first = daemons[0]
+        print(f"verdict: ttir serve-adb --verdict {first.port}   (or: adb -s {first.address} shell cmd ttir task verify)")
+    if args.perturb:
+        print(f"events:  adb -s {daemons[0].address} shell cmd ttir events")
+    print(READY, flush=True)
+
+
+def show_verdict(port: int, host: str, adb_port: Optional[int]) -> int:
+    import adbutils
+
+    from benchmark.devices import adb_commands as cmd
+    from benchmark.devices.adb_transport import ensure_server, server_address
+
+    server_host, server_port = server_address(None, adb_port)
+    ensure_server(server_host, server_port)
+    client = adbutils.AdbClient(host=server_host, port=server_port)
+    serial = f"{host}:{port}"
+    try:
+        if serial not in {d.serial for d in client.list()}:
+            client.connect(serial, timeout=10)
+        out = client.device(serial).shell(cmd.TTIR_TASK_VERIFY)
+    except Exception as exc:  # noqa: BLE001 - adbutils' errors, in plain words
+        print(f"ttir serve-adb: no served phone answers at {serial} (through the adb server at "
+              f"{server_host}:{server_port}): {exc}. Is `ttir serve-adb --port {port}` running?", file=sys.stderr)
+        return 1
+    if not out.strip().startswith("{"):
+        print(f"ttir serve-adb: {serial} gave no verdict: {out.strip()[:300]}", file=sys.stderr)
+        return 1
+    print(json.dumps(json.loads(out), indent=1))
+    return 0
