@@ -153,9 +153,13 @@ def test_the_ttir_bottom_layer_imports_nothing_above_it():
     assert not bad, f"the bottom layer ({', '.join(sorted(TTIR_BOTTOM))}) imports above itself: {bad}"
 
 
+# known breaches, each with why; the list only shrinks
+CLI_IMPORTERS = {"experiments.adb_perf": "starts `ttir serve-adb` through the CLI's spawn helper (issue 16)"}
+
+
 def test_the_cli_is_the_top_layer():
     """Nothing imports ttir.cli but ttir.cli itself (and the console script's entry point)."""
     mods = _modules()
-    bad = sorted(m for m, p in mods.items() if not (m == "ttir.cli" or m.startswith("ttir.cli."))
+    bad = sorted(m for m, p in mods.items() if not (m == "ttir.cli" or m.startswith("ttir.cli.")) and m not in CLI_IMPORTERS
                  and any(d == "ttir.cli" or d.startswith("ttir.cli.") for d in _module_imports(m, p, set(mods), lazy=True)))
     assert not bad, f"these import the CLI, the top layer: {bad}"
