@@ -44,7 +44,7 @@ from diagnosers.signals.overlays import overlay_candidates, score_text
 from diagnosers.signals.text import contains_phrase, content_words, normalize, quoted, same_text, text_landed
 from diagnosers.signals.tree import clickable_ancestor, deepest_at, element_at, foreground_package, labels_around, screen_tree
 from ttir.config import ActionEffectConfig
-from ttir.types import Observation, StepRecord
+from ttir.types import TOUCH_TYPES, Observation, StepRecord
 
 TAP_BOX_PX = 60  # half-size of the region checked around a tap that hit no element
 SAME_CONTROL_PX = 24  # two taps this close press the same control
@@ -78,7 +78,7 @@ class ActionEffectDiagnoser(Diagnoser):
         ch = compare(before, after)
         if not ch.known:
             return self._f("uncertain", 0.3, "neither screenshots nor UI trees to compare", base)
-        if t in ("click", "long_press", "double_tap"):
+        if t in TOUCH_TYPES:
             return self._touch(ctx.history, after, ch, base)
         if t == "input_text":
             return self._typed(rec, after, ch, base)

@@ -13,9 +13,15 @@ from typing import Any, ClassVar, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ttir.types import Action, AgentStep, Observation, StepRecord
+from ttir.config import Mode as Tier
+from ttir.types import Action, AgentStep, Observation, ScreenSource, StepRecord
 
-Tier = Literal["rules", "vlm", "cascade", "off"]
+
+
+# what a finding may answer: true/false (stuck loop, interference), yes/no (the last action's
+# effect was seen), on_track/off_track (task alignment), uncertain (any; the cascade asks the
+# model), off (a diagnoser switched off). User checks answer in the same words.
+Verdict = Literal["true", "false", "yes", "no", "uncertain", "on_track", "off_track", "off"]
 
 
 class Cost(BaseModel):
@@ -77,15 +83,15 @@ class Finding(BaseModel):
 
     diagnoser: str
     problem: bool
-    verdict: str  # "true"/"false", "yes"/"no"/"uncertain", "on_track"/"off_track"/"uncertain"
+    verdict: Verdict
     confidence: float = Field(1.0, ge=0.0, le=1.0)
     evidence: list[str] = Field(default_factory=list)
-    tier: Literal["rules", "vlm", "cascade", "off"] = "rules"
+    tier: Tier = "rules"
     cost: Cost = Field(default_factory=Cost)
     details: dict[str, Any] = Field(default_factory=dict)
     # what of the screen a rule read: the UI tree, text read from the screenshot (OCR), or
     # its pixels alone (None: a model's judgment, or nothing to read)
-    source: Optional[Literal["tree", "ocr", "pixels"]] = None
+    source: Optional[ScreenSource] = None
 
     @property
     def uncertain(self) -> bool:
@@ -109,16 +115,17 @@ class Diagnoser(ABC):
         self.judge = judge  # diagnosers.vlm_judge.VLMJudge, shared by the four diagnosers
 
     @classmethod
-    @abstractmethod
-    def default_config(cls) -> Any: ...
+    def default_config(cls) -> Any:
+        """The config a diagnoser built without one uses (a user's rule may need none)."""
+        return None
 
     @abstractmethod
     def rules(self, ctx: DiagnosisContext) -> Finding:
         """The deterministic tier."""
 
-    @abstractmethod
     def from_judgment(self, judgment: Any, cost: Cost) -> Finding:
-        """Turn the shared VLM judgment into this diagnoser's finding."""
+        """Turn the shared VLM judgment into this diagnoser's finding (a rule-only diagnoser has none)."""
+        raise NotImplementedError(f"{self.name or type(self).__name__} has no model tier; use mode 'rules'")
 
     def ask_model(self, ctx: DiagnosisContext) -> Finding:
         if self.judge is None:

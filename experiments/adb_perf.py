@@ -43,7 +43,7 @@ def measure_adb() -> dict[str, Any]:
     from benchmark.devices import AdbDevice
     from benchmark.devices.phone_task import PhoneTask
     from benchmark.plan import ground
-    from ttir.cli.serve_adb import spawn
+    from benchmark.devices.adbd.spawn import spawn
 
     names = [t for t in TASKS if t in KNOWN]
     load_before = os.getloadavg()[0]

@@ -17,24 +17,21 @@ Ray actors with each episode.
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import re
-import sys
-from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ttir.errors import ImportTargetError
+from ttir.imports import IMPORT_FORM, import_callable
 from ttir.types import as_agent
 from ttir.validation import short_repr
 
 Factory = Callable[..., Any]
-FACTORY_FORM = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
+FACTORY_FORM = IMPORT_FORM
 EXPECTED = "def make_agent(facts: EpisodeFacts, **params) -> Agent (an object with step(obs), or a callable fn(obs))"
 
 _REGISTERED: dict[str, Factory] = {}  # agent name -> factory handed over from Python
-_IMPORTED: dict[tuple[str, Optional[str]], Factory] = {}  # (factory string, folder) -> resolved factory
 
 
 class EpisodeFacts(BaseModel):
@@ -51,7 +48,7 @@ class EpisodeFacts(BaseModel):
     budget: int = Field(0, description="The most steps the episode allows.")
 
 
-class FactoryError(ValueError):
+class FactoryError(ImportTargetError):
     """A python agent's factory cannot be imported, called, or returned no agent."""
 
 
@@ -78,29 +75,7 @@ def describe(factory: Factory) -> str:
 
 def import_factory(spec: str, folder: Optional[str] = None) -> Factory:
     """Resolve ``package.module:attribute`` (``folder`` and the current directory on ``sys.path``)."""
-    key = (spec, folder)
-    if key in _IMPORTED:
-        return _IMPORTED[key]
-    if not isinstance(spec, str) or not FACTORY_FORM.fullmatch(spec):
-        raise FactoryError(f"factory={short_repr(spec)} is not of the form 'package.module:function'")
-    module_name, attr = spec.split(":")
-    for where in (".", folder):  # the spec's folder ends up first
-        if where and str(Path(where).resolve()) not in [str(Path(p or ".").resolve()) for p in sys.path]:
-            sys.path.insert(0, str(Path(where).resolve()))
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - the user's module may fail in any way while importing
-        where = f" (looked in {folder} and the current directory, then sys.path)" if folder else ""
-        raise FactoryError(f"factory {spec!r}: cannot import module {module_name!r}{where}: "
-                           f"{type(exc).__name__}: {exc}") from exc
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise FactoryError(f"factory {spec!r}: module {module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    if not callable(obj):
-        raise FactoryError(f"factory {spec!r} is a {type(obj).__name__}, not a function; expected {EXPECTED}")
-    _IMPORTED[key] = obj
-    return obj
+    return import_callable(spec, folder, what="factory", expected=EXPECTED, error=FactoryError)
 
 
 def resolve(name: str, factory: Optional[str], folder: Optional[str] = None) -> tuple[Factory, str]:

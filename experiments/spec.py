@@ -16,9 +16,11 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from ttir.config import Mode
+from ttir.errors import did_you_mean
 from ttir.validation import error_lines, load_yaml_mapping, short_repr
 
-GuardMode = Literal["off", "rules", "vlm", "cascade"]
+GuardMode = Mode  # a guard mode is a tier for every diagnoser (off: no guard)
 AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm", "python"]
 DumpStyle = Literal["all_windows", "focused_window"]  # perturb.dump_style.DUMP_STYLES
 COMPONENTS = ("state", "action", "transition")
@@ -191,6 +193,9 @@ class ExperimentSpec(BaseModel):
         for agent in spec.agents:  # a python agent's module is found beside its spec, wherever `ttir run` starts
             if agent.kind == "python":
                 agent.path = str((folder / agent.path).resolve()) if agent.path else str(folder)
+        for ref in spec.guard_config.get("checks") or []:  # so is a user check's module
+            if isinstance(ref, dict):
+                ref["path"] = str((folder / ref["path"]).resolve()) if ref.get("path") else str(folder)
         spec.check(source=str(path))
         return spec
 
@@ -221,7 +226,9 @@ class ExperimentSpec(BaseModel):
         if self.tasks != "all":
             bad = [t for t in self.tasks if t not in TASKS]
             if bad:
-                raise ValueError(f"{source}: tasks: unknown task(s) {', '.join(bad)}; known tasks: {', '.join(sorted(TASKS))}")
+                hints = "".join(did_you_mean(b, TASKS).replace("; did you mean", f"; for {b!r} did you mean") for b in bad)
+                raise ValueError(f"{source}: tasks: unknown task(s) {', '.join(bad)}{hints}; "
+                                 f"known tasks: {', '.join(sorted(TASKS))}")
             if not self.tasks:
                 raise ValueError(f"{source}: tasks: the list is empty; name tasks or use 'all'")
         self.perturbation_list()
@@ -243,9 +250,11 @@ class ExperimentSpec(BaseModel):
                 make(name, **overrides)
             except (KeyError, TypeError, ValueError) as exc:
                 raise ValueError(f"{source}: under: {_message(exc)}") from None
+        from ttir.checks import configured_checks
+
         for mode in [m for m in self.guard if m != "off"] or (["rules"] if self.guard_config else []):
             try:
-                guard_config_for(mode, self.guard_config)
+                configured_checks(guard_config_for(mode, self.guard_config))  # user checks imported and built now
             except (KeyError, TypeError, ValueError) as exc:
                 raise ValueError(f"{source}: guard_config: {_message(exc)}") from None
         from experiments.python_agents import FactoryError, check_agent
@@ -303,7 +312,8 @@ class ExperimentSpec(BaseModel):
                     raise ValueError(f"perturbations: entry {short_repr(item)} must be a one-key mapping {{name: {{param: value}}}}")
                 (name, ov), = item.items()
                 if name not in REGISTRY:
-                    raise ValueError(f"perturbations: unknown perturbation {short_repr(name)}; known: {', '.join(REGISTRY)}")
+                    raise ValueError(f"perturbations: unknown perturbation {short_repr(name)}"
+                                     f"{did_you_mean(name, REGISTRY)}; known: {', '.join(REGISTRY)}")
                 add(name, dict(ov or {}))
             elif item == "clean":
                 add("clean", {})
@@ -323,7 +333,9 @@ class ExperimentSpec(BaseModel):
             elif item in REGISTRY:
                 add(item, {})
             else:
-                raise ValueError(f"perturbations: unknown entry {short_repr(item)}; use 'clean', 'all', 'androidreality', 'antrap', "
+                raise ValueError(f"perturbations: unknown entry {short_repr(item)}"
+                                 f"{did_you_mean(str(item), [*REGISTRY, *COMPONENTS, 'clean', 'all', 'androidreality', 'antrap'])}"
+                                 "; use 'clean', 'all', 'androidreality', 'antrap', "
                                  f"a component ({', '.join(COMPONENTS)}) or one of: {', '.join(REGISTRY)}")
         return out
 

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from perturb.base import Params, Perturbation
 from perturb.timing import Persistence, Timing
+from ttir.errors import unknown_name
 
 SECTIONS = ("magnitude", "timing", "persistence")
 
@@ -91,7 +92,7 @@ def names(component: Optional[str] = None) -> list[str]:
 def make(name: str, **overrides: Any) -> Perturbation:
     """Build perturbation ``name`` with the profile's defaults and ``overrides``."""
     if name not in REGISTRY:
-        raise KeyError(f"unknown perturbation {name!r}; known perturbations: {', '.join(REGISTRY)}")
+        raise unknown_name("perturbation", name, REGISTRY)
     prof = REGISTRY[name]
     sections = {s: dict(prof.defaults.get(s, {})) for s in SECTIONS}
     valid = prof.param_names()

@@ -10,7 +10,7 @@ from typing import Optional
 from diagnosers.signals.change import compare
 from recoveries.base import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import distinct_point, find_target, label, target_words
-from ttir.types import Action, AgentStep, StepRecord, UIElement
+from ttir.types import TOUCH_TYPES, Action, AgentStep, StepRecord, UIElement
 
 TOLERANCE_PX = 24
 MAX_REVEAL = 2
@@ -87,7 +87,7 @@ class AlternativeAction(Recovery):
         wrong control): it may be delayed rather than dropped (AndroidReality's
         realistic action delay), so the session waits once before tapping again."""
         return (not ctx.taken and ctx.finding.diagnoser == "action_effect" and bool(ctx.finding.details.get("no_change"))
-                and failed.step.action.action_type in ("click", "long_press", "double_tap"))
+                and failed.step.action.action_type in TOUCH_TYPES)
 
     @staticmethod
     def _went_elsewhere(ctx: RecoveryContext, failed: StepRecord) -> bool:

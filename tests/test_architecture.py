@@ -65,3 +65,101 @@ def test_ttir_types_imports_only_the_dump_parser():
 def test_each_package_imports_first_in_a_fresh_interpreter(package):
     proc = subprocess.run([sys.executable, "-c", f"import {package}"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
+
+
+# ------------------------------------------------------------------ the module import graph (issue 17)
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+def _module_imports(name: str, path: Path, known: set[str], *, lazy: bool) -> set[str]:
+    """Project modules ``name`` imports: at module level (``lazy``: inside functions too), not under
+    ``if TYPE_CHECKING``. ``from pkg import sub`` imports the submodule, not ``pkg``'s own namespace."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes: list[ast.AST] = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
+            continue
+        nodes.extend(ast.walk(node) if (lazy or isinstance(node, (ast.If, ast.Try))) else [node])
+    out: set[str] = set()
+    for n in nodes:
+        if isinstance(n, ast.Import):
+            out.update(a.name for a in n.names)
+        elif isinstance(n, ast.ImportFrom):
+            if n.level:
+                base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+                base = base[:len(base) - (n.level - 1)]
+                module = ".".join(base + ([n.module] if n.module else []))
+            else:
+                module = n.module or ""
+            subs = {f"{module}.{a.name}" for a in n.names} & known
+            out |= subs
+            if len(subs) < len(n.names):
+                out.add(module)
+    deps = set()
+    for m in out & known:  # importing a.b.c runs a and a.b first (unless they are what is being imported)
+        parts = m.split(".")
+        deps.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return {d for d in deps if d in known and d != name and not name.startswith(d + ".")}
+
+
+def test_no_import_cycle_between_modules():
+    """Walk the module-level import graph; any cycle fails, printed as a chain."""
+    mods = _modules()
+    graph = {m: _module_imports(m, p, set(mods), lazy=False) for m, p in mods.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(u: str) -> None:
+        state[u] = 1
+        stack.append(u)
+        for v in sorted(graph[u]):
+            if state.get(v) == 1:
+                cycles.append(stack[stack.index(v):] + [v])
+            elif v not in state:
+                visit(v)
+        stack.pop()
+        state[u] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+# the bottom of the ttir package: the shared vocabulary, config, model client and their helpers
+TTIR_BOTTOM = {"ttir.types", "ttir.dump", "ttir.config", "ttir.validation", "ttir.errors", "ttir.imports", "ttir.vlm",
+               "ttir.vlm_endpoint", "ttir.vlm_payload", "ttir.deadline", "ttir.prompt_data", "ttir.lexicon"}
+
+
+def test_the_ttir_bottom_layer_imports_nothing_above_it():
+    mods = _modules()
+    bad = {}
+    for m in sorted(TTIR_BOTTOM):
+        above = {d for d in _module_imports(m, mods[m], set(mods), lazy=True)
+                 if d not in TTIR_BOTTOM and d not in ("ttir", "prompts") and not d.startswith("prompts.")}
+        if above:
+            bad[m] = sorted(above)
+    assert not bad, f"the bottom layer ({', '.join(sorted(TTIR_BOTTOM))}) imports above itself: {bad}"
+
+
+# known breaches, each with why; the list only shrinks
+CLI_IMPORTERS: dict[str, str] = {}
+
+
+def test_the_cli_is_the_top_layer():
+    """Nothing imports ttir.cli but ttir.cli itself (and the console script's entry point)."""
+    mods = _modules()
+    bad = sorted(m for m, p in mods.items() if not (m == "ttir.cli" or m.startswith("ttir.cli.")) and m not in CLI_IMPORTERS
+                 and any(d == "ttir.cli" or d.startswith("ttir.cli.") for d in _module_imports(m, p, set(mods), lazy=True)))
+    assert not bad, f"these import the CLI, the top layer: {bad}"

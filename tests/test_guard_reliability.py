@@ -79,7 +79,7 @@ class Boom(InterferenceDiagnoser):
 def test_exceptions_in_diagnosers_fail_open():
     task = make_task("SystemWifiTurnOn")
     agent = ttir.guard(ReferenceAgent(task.reference_solution()), config=TTIRConfig.with_mode("rules"))
-    agent._core.diagnosers["interference"] = Boom()
+    agent._core.check("interference").diagnoser = Boom()
     got, expected = _first_step(agent)
     assert got.action == expected.action
     assert any("diagnoser bug" in e["error"] for e in agent.report.errors)
@@ -100,8 +100,8 @@ class BrokenRecovery:
 def test_exceptions_in_recoveries_fail_open():
     task = make_task("SystemWifiTurnOn")
     agent = ttir.guard(ReferenceAgent(task.reference_solution()), config=TTIRConfig.with_mode("rules"))
-    agent._core.diagnosers["interference"] = AlwaysInterference()
-    agent._core.strategy_for["interference"] = BrokenRecovery()
+    agent._core.check("interference").diagnoser = AlwaysInterference()
+    agent._core.check("interference").recovery = BrokenRecovery()
     got, expected = _first_step(agent)
     assert got.action == expected.action
     assert any("recovery bug" in e["error"] for e in agent.report.errors)
@@ -142,8 +142,8 @@ def test_sessions_are_bounded_by_budget_and_cap():
     cfg.recovery.budget, cfg.recovery.max_sessions, cfg.recovery.cooldown = 2, 3, 0
     task = make_task("SystemWifiTurnOn")
     agent = ttir.guard(ReferenceAgent(task.reference_solution()), config=cfg)
-    agent._core.diagnosers["interference"] = AlwaysInterference()
-    agent._core.strategy_for["interference"] = Stubborn()
+    agent._core.check("interference").diagnoser = AlwaysInterference()
+    agent._core.check("interference").recovery = Stubborn()
     _drive(agent, 30)
     sessions = agent.report.sessions
     assert len(sessions) <= 3
@@ -156,8 +156,8 @@ def test_no_ping_pong_on_a_screen_a_session_failed_on():
     cfg.recovery.budget, cfg.recovery.cooldown, cfg.recovery.max_sessions = 1, 0, 50
     task = make_task("SystemWifiTurnOn")
     agent = ttir.guard(ReferenceAgent(task.reference_solution()), config=cfg)
-    agent._core.diagnosers["interference"] = AlwaysInterference()
-    agent._core.strategy_for["interference"] = Stubborn()
+    agent._core.check("interference").diagnoser = AlwaysInterference()
+    agent._core.check("interference").recovery = Stubborn()
     _drive(agent, 12)
     sessions = agent.report.sessions
     usage = agent.report.usage

@@ -19,7 +19,7 @@ ray = pytest.importorskip("ray")
 from experiments.runner import run as run_spec  # noqa: E402
 from experiments.spec import AgentSpec, DeviceSpec, ExperimentSpec  # noqa: E402
 from served_support import adb_server, free_ports  # noqa: E402,F401 - fixture
-from ttir.cli.serve_adb import spawn  # noqa: E402
+from benchmark.devices.adbd.spawn import spawn  # noqa: E402
 
 OUTCOME = ("status", "success", "steps", "termination", "events")
 

@@ -94,7 +94,7 @@ def test_the_guard_still_fails_open_on_its_own_errors():
         return Action(action_type="wait", seconds=0)
 
     agent = ttir.guard(agent_fn)
-    agent._core.diagnosers["interference"] = Boom()
+    agent._core.check("interference").diagnoser = Boom()
     agent.reset("Turn on Wi-Fi")
     step = agent.step(_obs())
     assert step.action.action_type == "wait" and len(calls) == 1

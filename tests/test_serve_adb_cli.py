@@ -8,7 +8,7 @@ import json
 import signal
 
 from served_support import adb_server, free_ports  # noqa: F401 - fixture
-from ttir.cli.serve_adb import spawn
+from benchmark.devices.adbd.spawn import spawn
 
 
 def test_serve_a_task_with_perturbations_then_stop(adb_server, tmp_path, capsys):

@@ -25,14 +25,16 @@ _LAZY = {
     "GuardedAgent": ("ttir.middleware", "GuardedAgent"),
     "AsyncGuardedAgent": ("ttir.middleware", "AsyncGuardedAgent"),
     "TTIRConfig": ("ttir.config", "TTIRConfig"),
+    "Check": ("ttir.checks", "Check"),
+    "default_checks": ("ttir.checks", "default_checks"),
 }
 
 
-def guard(agent: Any, config: Any = None, vlm: Any = None) -> Any:
+def guard(agent: Any, config: Any = None, vlm: Any = None, checks: Any = None) -> Any:
     """Wrap ``agent`` with Test-Time Introspective Recovery (see :func:`ttir.middleware.guard`)."""
     from ttir.middleware import guard as _guard
 
-    return _guard(agent, config=config, vlm=vlm)
+    return _guard(agent, config=config, vlm=vlm, checks=checks)
 
 
 LOGGED_PACKAGES = ("ttir", "benchmark", "perturb", "diagnosers", "recoveries", "experiments")
@@ -63,11 +65,13 @@ __all__ = [
     "Agent",
     "AgentStep",
     "AsyncGuardedAgent",
+    "Check",
     "GuardedAgent",
     "Observation",
     "StepRecord",
     "TTIRConfig",
     "UIElement",
     "as_agent",
+    "default_checks",
     "guard",
 ]

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Optional, Union, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ttir.imports import IMPORT_FORM
 from ttir.validation import error_lines, load_yaml_mapping
 
-Mode = Literal["rules", "vlm", "cascade", "off"]
+Mode = Literal["rules", "vlm", "cascade", "off"]  # the tiers: the one place they are declared
+TIERS: tuple[str, ...] = get_args(Mode)
 DIAGNOSERS: tuple[str, ...] = ("stuck_loop", "action_effect", "interference", "task_alignment")
 
 
@@ -118,6 +120,24 @@ class CascadeConfig(_Section):
     history: int = Field(4, ge=0, le=20, description="How many past steps the diagnoser prompt shows.")
 
 
+class CheckRef(BaseModel):
+    """A user-defined check named in a config: ``{factory: "my_checks:make_check", params: {...}}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    factory: str = Field(..., description="package.module:function, called as function(config, **params) -> ttir.Check; "
+                         "imported from `path`, the current directory or sys.path.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Keyword arguments of the factory.")
+    path: Optional[str] = Field(None, description="Folder to import the factory's module from (a spec sets its own folder).")
+
+    @field_validator("factory")
+    @classmethod
+    def _form(cls, v: str) -> str:
+        if not IMPORT_FORM.fullmatch(v):
+            raise ValueError(f"factory={v!r} is not of the form 'package.module:function'")
+        return v
+
+
 class TTIRConfig(BaseModel):
     """All settings of ``ttir.guard``. Load with :meth:`from_yaml`; every field is documented."""
 
@@ -132,6 +152,8 @@ class TTIRConfig(BaseModel):
     cascade: CascadeConfig = Field(default_factory=CascadeConfig)
     vlm: VLMConfig = Field(default_factory=VLMConfig)
     prompts: PromptsConfig = Field(default_factory=PromptsConfig)
+    checks: list[CheckRef] = Field(default_factory=list, description="Your own checks, run after the four: "
+                                   "[{factory: 'my_checks:make_check', params: {...}}] (see ttir.checks).")
 
     # -- constructors --------------------------------------------------------------
     @classmethod

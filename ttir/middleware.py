@@ -12,15 +12,18 @@ exceptions are its own: they propagate unchanged and are not guard failures.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 
 from loguru import logger
 
 from ttir.breaker import ModelBreaker
-from ttir.config import DIAGNOSERS, TTIRConfig
+from ttir.checks import Check, configured_checks, default_checks, mode_of
+from ttir.config import TTIRConfig
+from ttir.errors import ConfigError, unknown_name
 from ttir.deadline import model_deadline, paused_deadline
 from ttir.report import GuardReport, SessionRecord, StepUsage
 from ttir.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
@@ -31,10 +34,22 @@ HISTORY_LIMIT = 64
 @dataclass
 class _Session:
     record: SessionRecord
-    strategy: Any
+    check: Check
     finding: Any
     taken: list[AgentStep] = field(default_factory=list)
     signature: str = ""
+
+    @property
+    def strategy(self) -> Any:
+        return self.check.recovery
+
+
+class Handled(NamedTuple):
+    """How a check's last session ended: the no-ping-pong and cooldown rules read it."""
+
+    closed_at: int  # the guard step it closed at
+    signature: str  # the screen it closed on (screen_signature)
+    outcome: str  # a SessionOutcome, or "unavailable": the recovery had nothing to try
 
 
 def screen_signature(obs: Observation) -> str:
@@ -44,6 +59,12 @@ def screen_signature(obs: Observation) -> str:
     for e in obs.elements:
         h.update(f"{e.class_name}|{e.resource_id}|{e.text}|{e.content_desc}|{e.bounds}|{e.checked}".encode())
     return h.hexdigest()
+
+
+def _rules(d: Any, ctx: Any) -> Any:
+    """The free tier of diagnoser ``d`` (one without ``rules`` is a rule itself)."""
+    rules = getattr(d, "rules", None)
+    return rules(ctx) if callable(rules) else d.diagnose(ctx)
 
 
 def _run_sync(coro: Any) -> Any:
@@ -60,10 +81,7 @@ class _Core:
     """The guard's logic, shared by the sync and async agents. Model calls are the
     only awaits; in the sync path they complete without suspending."""
 
-    def __init__(self, inner: Any, config: TTIRConfig, vlm: Any, is_async: bool):
-        from diagnosers import ActionEffectDiagnoser, InterferenceDiagnoser, StuckLoopDiagnoser, TaskAlignmentDiagnoser
-        from recoveries import STRATEGY_FOR
-
+    def __init__(self, inner: Any, config: TTIRConfig, vlm: Any, is_async: bool, checks: Optional[list[Check]] = None):
         self.inner = inner
         self.config = config
         self.is_async = is_async
@@ -75,23 +93,27 @@ class _Core:
 
             self.judge = VLMJudge(vlm, config)
             self.recovery_model = RecoveryModel(vlm, config)
-        classes = {
-            "stuck_loop": StuckLoopDiagnoser,
-            "action_effect": ActionEffectDiagnoser,
-            "interference": InterferenceDiagnoser,
-            "task_alignment": TaskAlignmentDiagnoser,
-        }
-        self.diagnosers = {n: classes[n](getattr(config, n), judge=self.judge) for n in DIAGNOSERS}
+        if checks is None:
+            checks = default_checks(config, judge=self.judge, recovery_client=self.recovery_model, model=vlm is not None)
+        # the list's order is the priority: the first check whose problem may open a session wins
+        self.checks: list[Check] = [c.attach(judge=self.judge, recovery_client=self.recovery_model)
+                                    for c in [*checks, *configured_checks(config)]]
+        names = [c.name for c in self.checks]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ConfigError(f"checks: names must be unique (sessions and reports are kept by name); "
+                              f"{', '.join(dupes)} appear more than once: {names}")
         # across steps and episodes: a dead endpoint stays dead when the goal changes
         self.breaker = ModelBreaker(config.vlm.breaker_failures, config.vlm.breaker_rest_steps)
         self.model_ok = vlm is not None
-        prompts = config.prompts
-        self.strategy_for = {
-            n: STRATEGY_FOR[n](mode=config.recovery.mode if vlm is not None else "rules", client=self.recovery_model,
-                               prompt=getattr(prompts, STRATEGY_FOR[n].name), settings=config.recovery)
-            for n in DIAGNOSERS
-        }
         self.reset("")
+
+    def check(self, name: str) -> Check:
+        """The check called ``name`` (tests and users swap a check's parts through it)."""
+        for c in self.checks:
+            if c.name == name:
+                return c
+        raise unknown_name("check", name, [c.name for c in self.checks])
 
     # -- episode state ----------------------------------------------------------------
     def reset(self, goal: str) -> None:
@@ -99,7 +121,7 @@ class _Core:
         self.history: list[StepRecord] = []
         self.last: Optional[tuple[Observation, AgentStep, str]] = None
         self.session: Optional[_Session] = None
-        self.handled: dict[str, tuple[int, str, str]] = {}  # diagnoser -> (step closed, screen signature, outcome)
+        self.handled: dict[str, Handled] = {}  # check name -> how its last session ended
         self.report = GuardReport(goal=goal)
         self.t = 0
         self.new_events: list[dict[str, Any]] = []
@@ -158,7 +180,7 @@ class _Core:
         try:
             with paused_deadline():  # the agent's time, and its own model calls, are not the guard's
                 result = self.inner.step(obs)
-                if self.is_async:
+                if inspect.isawaitable(result):  # an async agent (four forms, adapted at the door by as_agent)
                     result = await result
             step = as_step(result)
         except Exception as exc:
@@ -185,41 +207,43 @@ class _Core:
             if step is not None:
                 return step, "recovery"
 
-        # 2. diagnose
+        # 2. diagnose: every check that looks at screens, in priority order
         findings = []
-        for name in self.config.recovery.priority:
-            f = await self.diagnose(name, ctx)
-            if f is not None:
-                findings.append(f)
+        for check in self.checks:
+            if check.screens:
+                f = await self.diagnose(check, ctx)
+                if f is not None:
+                    findings.append((check, f))
         # 3. on a problem, open a session for the highest-priority finding
-        for f in findings:
-            if f.problem and self.may_open(f.diagnoser, sig):
-                step = await self.open_session(f, ctx, sig)
+        for check, f in findings:
+            if f.problem and self.may_open(check.name, sig):
+                step = await self.open_session(check, f, ctx, sig)
                 if step is not None:
                     return step, "recovery"
-        # 4. the wrapped agent acts; a completion claim is checked first
+        # 4. the wrapped agent acts; the checks that review its step (a completion claim, say) see it first
         step = await self.call_inner(obs)
-        if step.action.action_type == "status" and step.action.goal_status == "complete":
-            blocked = await self.check_claim(ctx, step, sig)
-            if blocked is not None:
-                return blocked, "recovery"
+        for check in self.checks:
+            if check.reviews_step(step):
+                blocked = await self.review(check, ctx, step, sig)
+                if blocked is not None:
+                    return blocked, "recovery"
         return step, "agent"
 
     # -- diagnosis ----------------------------------------------------------------------
-    async def diagnose(self, name: str, ctx: Any) -> Any:
-        d = self.diagnosers[name]
-        if d.mode == "off":
+    async def diagnose(self, check: Check, ctx: Any) -> Any:
+        d = check.diagnoser
+        if not check.enabled:
             return None
         try:
             f = await self.finding(d, ctx)
         except Exception:  # noqa: BLE001 - neither tier could answer: this diagnoser sits the step out
             return None
-        record = {"step": self.t, **f.to_dict()}
+        record = {"step": self.t, **f.to_dict(), "diagnoser": check.name}
         self.report.findings.append(record)
         self.event("finding", **{k: record[k] for k in ("diagnoser", "problem", "verdict", "tier", "confidence", "evidence")})
         if f.uncertain and f.tier == "rules":
             # the rule tier never acts on an uncertain verdict; the cascade would have asked the model here
-            logger.debug("ttir step {}: {} uncertain, no model asked ({}); not acting", self.t, d.name,
+            logger.debug("ttir step {}: {} uncertain, no model asked ({}); not acting", self.t, check.name,
                         "; ".join(f.evidence)[:200])
         return f
 
@@ -227,8 +251,8 @@ class _Core:
         """``d``'s finding on ``ctx``, its cost accounted. When the model tier rests or its call
         fails, the rules tier decides (a failure is recorded and billed); raises only when the
         rules fail too."""
-        if self.vlm is not None and not self.model_ok and d.mode in ("vlm", "cascade"):
-            f = d.rules(ctx)
+        if self.vlm is not None and not self.model_ok and mode_of(d) in ("vlm", "cascade"):
+            f = _rules(d, ctx)
             f.evidence.append("model tier resting after failing on consecutive steps; the rules decided")
         else:
             try:
@@ -241,19 +265,20 @@ class _Core:
                 self.event("diagnoser_error", diagnoser=name, error=f"{type(exc).__name__}: {exc}")
                 if self.judge is not None:
                     self._account(self.judge.charge_failure(ctx))
-                f = d.rules(ctx)  # fall back to the free tier
+                f = _rules(d, ctx)  # fall back to the free tier
                 f.evidence.append(f"model unavailable: {type(exc).__name__}")
         self._account(f.cost)
         return f
 
     def _needs_model(self, d: Any, ctx: Any) -> bool:
-        if d.mode == "vlm":
+        mode = mode_of(d)
+        if mode == "vlm":
             return True
-        if d.mode != "cascade":
+        if mode != "cascade":
             return False
         if self.judge.scheduled(ctx):
             return True
-        return d.rules(ctx).uncertain
+        return _rules(d, ctx).uncertain
 
     def _account(self, cost: Any) -> None:
         if cost is None or self.usage is None:
@@ -266,11 +291,11 @@ class _Core:
         self.usage.model_latency_s += cost.latency_s
 
     # -- sessions ---------------------------------------------------------------------------
-    def may_open(self, diagnoser: str, sig: str) -> bool:
+    def may_open(self, name: str, sig: str) -> bool:
         rc = self.config.recovery
         if len(self.report.sessions) >= rc.max_sessions:
             return False
-        last = self.handled.get(diagnoser)
+        last = self.handled.get(name)
         if last is not None:
             closed_at, handled_sig, outcome = last
             if handled_sig == sig and outcome != "resolved":
@@ -279,19 +304,21 @@ class _Core:
                 return False  # let the agent act before trying again
         return True
 
-    async def open_session(self, finding: Any, ctx: Any, sig: str) -> Optional[AgentStep]:
-        strategy = self.strategy_for[finding.diagnoser]
-        rec = SessionRecord(id=len(self.report.sessions) + 1, diagnoser=finding.diagnoser, strategy=strategy.name,
-                            opened_at=self.t, trigger={k: v for k, v in finding.to_dict().items() if k != "details"})
-        session = _Session(rec, strategy, finding, signature=sig)
+    async def open_session(self, check: Check, finding: Any, ctx: Any, sig: str) -> Optional[AgentStep]:
+        strategy = check.recovery
+        trigger = {k: v for k, v in finding.to_dict().items() if k != "details"}
+        trigger["diagnoser"] = check.name
+        rec = SessionRecord(id=len(self.report.sessions) + 1, diagnoser=check.name, strategy=strategy.name,
+                            opened_at=self.t, trigger=trigger)
+        session = _Session(rec, check, finding, signature=sig)
         step = await self.next_recovery(session, ctx)
         if step is None:
-            self.handled[finding.diagnoser] = (self.t, sig, "unavailable")  # nothing to try: not again on this screen
-            self.event("recovery_unavailable", diagnoser=finding.diagnoser, strategy=strategy.name)
+            self.handled[check.name] = Handled(self.t, sig, "unavailable")  # nothing to try: not again on this screen
+            self.event("recovery_unavailable", diagnoser=check.name, strategy=strategy.name)
             return None
         self.report.sessions.append(rec)
         self.session = session
-        self.event("session_opened", session=rec.id, diagnoser=finding.diagnoser, strategy=strategy.name,
+        self.event("session_opened", session=rec.id, diagnoser=check.name, strategy=strategy.name,
                    verdict=finding.verdict, evidence=finding.evidence)
         return self.take(session, step)
 
@@ -316,14 +343,8 @@ class _Core:
             verdict = check(ctx, s.finding)
             if verdict is not None:
                 return bool(verdict)
-        name = s.record.diagnoser
-        d = self.diagnosers["action_effect" if name == "stuck_loop" else name]
-        if d.mode == "off":
-            d = self.diagnosers[name]
-        f = await self.finding(d, ctx)
-        if name in ("stuck_loop", "action_effect"):
-            return f.verdict != "no"
-        return not f.problem
+        f = await self.finding(s.check.target_diagnoser(), ctx)
+        return bool(s.check.resolved(f))
 
     async def next_recovery(self, s: _Session, ctx: Any) -> Optional[AgentStep]:
         from recoveries.base import RecoveryContext
@@ -353,7 +374,7 @@ class _Core:
     def close(self, s: _Session, outcome: str, sig: str) -> None:
         s.record.outcome = outcome  # type: ignore[assignment]
         s.record.closed_at = self.t
-        self.handled[s.record.diagnoser] = (self.t, sig, outcome)
+        self.handled[s.check.name] = Handled(self.t, sig, outcome)
         self.session = None
         self.event("session_closed", session=s.record.id, outcome=outcome, steps=len(s.taken))
         self.notify(s, outcome)
@@ -362,35 +383,27 @@ class _Core:
         hook = getattr(self.inner, "on_recovery", None)
         if not callable(hook):
             return
-        what = {
-            "interference": "an interruption was dismissed",
-            "stuck_loop": "a repeated action that had no effect was replaced by another route",
-            "action_effect": "an action that had no visible effect was redone another way",
-            "task_alignment": "the task's context was restored",
-        }[s.record.diagnoser]
-        message = f"{what}; continue: {self.goal}" if outcome == "resolved" else f"recovery stopped ({outcome}); continue: {self.goal}"
+        message = s.check.message(outcome, self.goal)
         try:
             hook({"diagnoser": s.record.diagnoser, "strategy": s.strategy.name, "outcome": outcome,
                   "actions": list(s.record.actions), "message": message})
         except Exception as exc:  # noqa: BLE001 - an agent's hook must not break the guard
             self.report.errors.append({"step": self.t, "hook": "on_recovery", "error": str(exc)})
 
-    async def check_claim(self, ctx: Any, step: AgentStep, sig: str) -> Optional[AgentStep]:
-        cfg = self.config.task_alignment
-        d = self.diagnosers["task_alignment"]
-        if not cfg.check_completion_claims or d.mode == "off":
-            return None
+    async def review(self, check: Check, ctx: Any, step: AgentStep, sig: str) -> Optional[AgentStep]:
+        """``check`` sees the agent's proposed ``step`` (``ctx.pending``) before it is let through;
+        on a problem, its recovery's step replaces it."""
         ctx.pending = step
         try:
-            f = await self.finding(d, ctx)
+            f = await self.finding(check.diagnoser, ctx)
         finally:
             ctx.pending = None
-        self.report.findings.append({"step": self.t, "claim": True, **f.to_dict()})
-        self.event("finding", diagnoser=f.diagnoser, problem=f.problem, verdict=f.verdict, tier=f.tier,
+        self.report.findings.append({"step": self.t, "claim": True, **f.to_dict(), "diagnoser": check.name})
+        self.event("finding", diagnoser=check.name, problem=f.problem, verdict=f.verdict, tier=f.tier,
                    confidence=f.confidence, evidence=f.evidence, claim=True)
-        if not f.problem or not self.may_open("task_alignment", sig):
+        if not f.problem or not self.may_open(check.name, sig):
             return None
-        out = await self.open_session(f, ctx, sig)
+        out = await self.open_session(check, f, ctx, sig)
         if out is not None:
             self.report.blocked_claims += 1
             self.event("claim_blocked", evidence=f.evidence)
@@ -410,10 +423,11 @@ class _Core:
 class GuardedAgent:
     """A guarded agent: same ``reset(goal)`` / ``step(obs)`` interface as the one it wraps."""
 
-    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Any = None):
+    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Any = None,
+                 checks: Optional[list[Check]] = None):
         self.inner = as_agent(agent)
         self.config = config or TTIRConfig()
-        self._core = _Core(self.inner, self.config, vlm, is_async=False)
+        self._core = _Core(self.inner, self.config, vlm, is_async=False, checks=checks)
 
     @property
     def name(self) -> str:
@@ -430,6 +444,11 @@ class GuardedAgent:
     @property
     def report(self) -> GuardReport:
         return self._core.report
+
+    @property
+    def checks(self) -> list[Check]:
+        """The checks this guard runs, in priority order."""
+        return self._core.checks
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -450,29 +469,26 @@ class GuardedAgent:
 class AsyncGuardedAgent(GuardedAgent):
     """The guard around an agent whose ``step`` is ``async def``; model calls use the async client."""
 
-    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Any = None):
-        # an object with an async step is used as it is; a plain `async def fn(obs)` is adapted here
-        self.inner = agent if callable(getattr(agent, "step", None)) else as_agent(agent)
+    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Any = None,
+                 checks: Optional[list[Check]] = None):
+        self.inner = as_agent(agent)  # the same door as the sync guard: an async step passes its awaitable through
         self.config = config or TTIRConfig()
-        self._core = _Core(self.inner, self.config, vlm, is_async=True)
-
-    def reset(self, goal: str) -> None:
-        self._core.finish()
-        reset = getattr(self.inner, "reset", None)
-        if callable(reset):
-            reset(goal)
-        self._core.reset(goal)
+        self._core = _Core(self.inner, self.config, vlm, is_async=True, checks=checks)
 
     async def step(self, obs: Observation) -> AgentStep:  # type: ignore[override]
         return await self._core.step(obs)
 
 
-def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Any = None) -> GuardedAgent:
+def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Any = None,
+          checks: Optional[list[Check]] = None) -> GuardedAgent:
     """Wrap ``agent`` with Test-Time Introspective Recovery.
 
     ``config`` is a :class:`TTIRConfig`, a path to a YAML file, or None (defaults);
     ``vlm`` is a :class:`ttir.vlm.VLMClient` (or None: rules only, unless the config's
     endpoint or ``TTIR_VLM_BASE_URL`` is set and a diagnoser asks for the model).
+    ``checks`` is the list of :class:`ttir.Check` to run, in priority order (None: the
+    paper's four, :func:`ttir.default_checks`); the config's ``checks`` (factories by
+    import path) run after them.
     An agent whose ``step`` is ``async def`` gets an :class:`AsyncGuardedAgent`.
     """
     if isinstance(config, str):
@@ -481,8 +497,8 @@ def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Any = No
     if vlm is None and any(m in ("vlm", "cascade") for m in cfg.modes().values()):
         vlm = _client_from_config(cfg, is_async_agent(agent))
     if is_async_agent(agent):
-        return AsyncGuardedAgent(agent, cfg, vlm)
-    return GuardedAgent(agent, cfg, vlm)
+        return AsyncGuardedAgent(agent, cfg, vlm, checks)
+    return GuardedAgent(agent, cfg, vlm, checks)
 
 
 def _client_from_config(cfg: TTIRConfig, is_async: bool) -> Any:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Outcome = Literal["open", "resolved", "budget_spent", "exhausted", "episode_end", "error"]
+Outcome = Literal["open", "resolved", "budget_spent", "exhausted", "episode_end", "error"]  # how a session ended
+SESSION_OUTCOMES: tuple[str, ...] = get_args(Outcome)
 
 
 class SessionRecord(BaseModel):

@@ -660,8 +660,9 @@ class _StepOnlyAgent:
     def reset(self, goal: str) -> None:
         pass
 
-    def step(self, obs: Observation) -> AgentStep:
-        return as_step(self.inner.step(obs))
+    def step(self, obs: Observation) -> Any:
+        result = self.inner.step(obs)
+        return result if inspect.isawaitable(result) else as_step(result)  # an async step: awaited by the caller
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

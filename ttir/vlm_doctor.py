@@ -15,19 +15,9 @@ from PIL import Image
 from pydantic import BaseModel, ConfigDict
 
 from ttir.config import VLMConfig
+from ttir.doctor_check import DoctorCheck
 
-Status = Literal["ok", "warn", "fail", "skip"]
-
-
-class VLMCheck(BaseModel):
-    name: str
-    status: Status
-    detail: str
-    needed: bool = True
-
-    @property
-    def blocking(self) -> bool:
-        return self.needed and self.status == "fail"
+VLMCheck = DoctorCheck  # the name callers of the model doctor know
 
 
 class _Probe(BaseModel):

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Iterator, Literal, Optional, Union
-
-from pydantic import BaseModel
+from typing import Any, Iterator, Optional, Union
 
 from benchmark.device import DeviceError, DeviceSettings, SETTING_NAMES
 from benchmark.devices.adb_parse import command_failed, parse_setting
+from ttir.doctor_check import DoctorCheck, Status
 
 CHECKS: dict[str, str] = {
     "adb server": "an adb server answers (ttir starts adbutils' bundled adb if none runs)",
@@ -28,18 +27,7 @@ CHECKS: dict[str, str] = {
 }
 NOT_NEEDED = {"foreground app", "leftover settings", "android", "knob date_format", "knob locale",
               "knob navigation_mode"}
-Status = Literal["ok", "warn", "fail", "skip"]
-
-
-class Check(BaseModel):
-    name: str
-    status: Status
-    detail: str
-    needed: bool = True
-
-    @property
-    def blocking(self) -> bool:
-        return self.needed and self.status == "fail"
+Check = DoctorCheck  # the name callers of the phone doctor know
 
 
 def _check(name: str, status: Status, detail: str) -> Check:

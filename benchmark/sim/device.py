@@ -30,7 +30,7 @@ from benchmark.ui.metrics import Metrics
 from benchmark.ui.render import Painter, draw_toast, slider_track, wallpaper
 from benchmark.ui.theme import palette
 from benchmark.ui.widgets import Screen, Widget
-from ttir.types import Action, Observation, UIElement
+from ttir.types import TOUCH_TYPES, Action, Observation, UIElement
 
 BASE_SIZE = (1080, 2400)
 BASE_DPI = 420
@@ -520,7 +520,7 @@ class SimDevice:
         seconds = ACTION_SECONDS
         if t != "wait":
             self._toast = None  # a toast lasts until the next action (which may post a new one)
-        if t in ("click", "long_press", "double_tap"):
+        if t in TOUCH_TYPES:
             x, y = self._point(action, frame)
             node = self._hit(frame, x, y)
             if t == "long_press":

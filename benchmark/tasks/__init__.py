@@ -9,6 +9,7 @@ import importlib
 import pkgutil
 
 from benchmark.tasks.base import TASKS, Task, instance_seed
+from ttir.errors import unknown_name
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if not _info.name.startswith("_") and _info.name != "base":
@@ -18,7 +19,7 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
 def make_task(name: str, seed: int = 0, i: int = 0) -> Task:
     """Instantiate task ``name`` with AndroidWorld's instance seeding."""
     if name not in TASKS:
-        raise KeyError(f"unknown task {name!r}; known tasks: {', '.join(sorted(TASKS))}")
+        raise unknown_name("task", name, TASKS)
     return TASKS[name].create(seed=seed, i=i)
 
 

@@ -22,6 +22,9 @@ task_alignment   in steps s−3 … s: the context taken away (``reset_home``,
                  came back to the package the agent was in before it
 ===============  =====================================================================
 
+A user-defined check (any other name) has no such ground truth: its triggers and
+sessions are counted, its verdict is ``unjudged`` and its precision is not computed.
+
 Everything else — including every trigger on a clean run — is a false positive,
 unless the agent itself really failed, which the trajectory shows independently of the
 guard (verdict ``agent`` rather than ``perturbation``):
@@ -48,7 +51,6 @@ from experiments.metrics.steps import action_of, format_action, no_effect, repea
 
 DIAGNOSERS = ("interference", "stuck_loop", "action_effect", "task_alignment")
 LOOKBACK = {"interference": 0, "action_effect": 2, "stuck_loop": 4, "task_alignment": 3}
-SESSION_OUTCOMES = ("resolved", "budget_spent", "exhausted", "episode_end", "error", "open")
 
 
 class TriggerCheck(BaseModel):
@@ -62,7 +64,7 @@ class TriggerCheck(BaseModel):
 
     @property
     def true_positive(self) -> bool:
-        return self.verdict != "false_positive"
+        return self.verdict in ("perturbation", "agent")
 
 
 class DiagnoserStats(BaseModel):
@@ -108,12 +110,14 @@ def _foregrounds(traj: Trajectory) -> list[str]:
     return [_package((s.get("observation") or {}).get("foreground")) for s in traj.get("trajectory") or []]
 
 
-Verdict = Literal["perturbation", "agent", "false_positive"]
+Verdict = Literal["perturbation", "agent", "false_positive", "unjudged"]
 
 
 def check_trigger(diagnoser: str, step: int, rec: Record, traj: Trajectory, claim: bool = False,
                   episode_dir: Optional[Path] = None, runs: Optional[list[list[int]]] = None) -> tuple[Verdict, str]:
     """Why a trigger at ``step`` was right (``perturbation`` / ``agent``) or not — see the module docstring."""
+    if diagnoser not in DIAGNOSERS:
+        return "unjudged", f"{diagnoser!r} is a user-defined check: the event log does not say when it is right"
     log = EventLog(traj.get("events"))
     steps = traj.get("trajectory") or []
     lo = step - LOOKBACK.get(diagnoser, 2)
@@ -160,7 +164,7 @@ def check_trigger(diagnoser: str, step: int, rec: Record, traj: Trajectory, clai
         if step < len(fgs) and _is_launcher(fgs[step]) and any(fg and not _is_launcher(fg) for fg in fgs[:step]):
             return "agent", f"back on the home screen at step {step} after the task had left it"
         return "false_positive", "task context intact"
-    return "false_positive", f"unknown diagnoser {diagnoser!r}"
+    return "false_positive", f"unknown diagnoser {diagnoser!r}"  # pragma: no cover - unjudged above
 
 
 def _is_launcher(package: str) -> bool:
@@ -248,7 +252,8 @@ def guard_stats(run: RunData) -> tuple[list[GuardStatsRow], list[TriggerCheck]]:
                 blocked += int(report.get("blocked_claims") or 0)
                 errors += len(report.get("errors") or [])
             for st in stats.values():
-                st.precision = (st.true_positives / st.triggers) if st.triggers and precision_ok else None
+                judged = st.diagnoser in DIAGNOSERS
+                st.precision = (st.true_positives / st.triggers) if st.triggers and precision_ok and judged else None
             diag = list(stats.values())
             rows.append(GuardStatsRow(
                 agent=agent, agent_kind=run.agent_kind(agent), guard=guard, episodes=len(recs), guarded_steps=steps,

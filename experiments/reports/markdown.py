@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Optional
 from benchmark.episode import TERMINATIONS
 from experiments.metrics.attribution import CATEGORY_LABELS, CATEGORY_ORDER
 from experiments.metrics.episodes import LAYER_NAMES
+from experiments.metrics.guardstats import DIAGNOSERS as JUDGED  # the checks the event log can judge
 from experiments.reports.escape import markdown_text
 from experiments.reports.tables import md_table, num, pct, signed, signed_pct
 
@@ -226,7 +227,8 @@ def section_guard(m: "RunMetrics", text: dict) -> str:
         for d in g.diagnosers:
             other = {k: v for k, v in d.outcomes.items() if k not in ("resolved", "budget_spent")}
             rows.append([_setting(m, g.agent, g.guard), d.diagnoser, d.triggers, d.tp_perturbation, d.tp_agent,
-                         d.triggers - d.true_positives, pct(d.precision), d.clean_triggers, d.sessions,
+                         d.triggers - d.true_positives if d.diagnoser in JUDGED else "–", pct(d.precision),
+                         d.clean_triggers, d.sessions,
                          d.outcomes.get("resolved", 0), d.outcomes.get("budget_spent", 0),
                          ", ".join(f"{k} {v}" for k, v in sorted(other.items())), d.recovery_steps])
         usage.append([_setting(m, g.agent, g.guard), g.episodes, g.guarded_steps, g.sessions, g.resolved,

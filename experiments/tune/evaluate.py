@@ -25,9 +25,10 @@ from diagnosers.signals.cache import CACHE
 from experiments.tune.loader import ObservationLoader, is_claim
 from experiments.tune.schema import HistoryEntry, StepRow, dataset_file, read_rows
 from ttir.config import DIAGNOSERS, TTIRConfig
+from ttir.config import TIERS as ALL_TIERS
 from ttir.middleware import HISTORY_LIMIT  # the steps of history the live guard keeps
 
-TIERS = ("rules", "vlm", "cascade")
+TIERS = tuple(t for t in ALL_TIERS if t != "off")
 
 ASKED_KEY = "tune.model_asked"
 VERDICT_KEY = "interference.verdict"  # the interference diagnoser's per-screen memory (see diagnosers/interference.py)

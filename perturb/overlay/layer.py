@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any, Optional
 from PIL import Image
 
 from perturb.overlay.geometry import Geometry
-from ttir.types import Action, Observation
+from ttir.types import TOUCH_TYPES, Action, Observation
 
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext
 
-TOUCH = ("click", "long_press", "double_tap")
+TOUCH = TOUCH_TYPES
 
 
 class Layer:

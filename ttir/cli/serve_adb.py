@@ -8,10 +8,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
-
-if TYPE_CHECKING:  # pragma: no cover
-    import subprocess
+from typing import Any, Optional
 
 DESCRIPTION = """\
 Serve N simulated phones over the adb protocol on consecutive TCP ports, as
@@ -33,34 +30,6 @@ perturbation event log, while it runs:
 On Ctrl-C / SIGTERM the phones stop, the final verdicts are printed (and
 written to --out FILE as JSON).
 """
-
-
-READY = "Ctrl-C stops."  # the last line printed once every phone listens
-
-
-def spawn(port: int, *args: str, timeout: float = 120) -> tuple["subprocess.Popen[str]", list[str]]:
-    """Start ``ttir serve-adb --port PORT ARGS…`` in its own process; return it, once its phones
-    listen, with what it printed (for tools and tests that need a phone in another process)."""
-    import subprocess
-    import tempfile
-    import time
-
-    code = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
-    log = tempfile.TemporaryFile(mode="w+")  # its log, never a pipe nobody reads (that could stall it)
-    proc = subprocess.Popen([sys.executable, "-c", code, "serve-adb", "--port", str(port), *args],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, text=True)
-    printed: list[str] = []
-    end = time.monotonic() + timeout
-    assert proc.stdout is not None
-    while READY not in printed:
-        line = proc.stdout.readline()
-        if not line or time.monotonic() > end:
-            proc.kill()
-            proc.wait()
-            log.seek(0)
-            raise RuntimeError(f"ttir serve-adb did not start (exit {proc.returncode}): {log.read().strip()[-2000:]}")
-        printed.append(line.strip())
-    return proc, printed
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
@@ -163,6 +132,8 @@ def _announce(daemons: list[Any], task: Any, args: argparse.Namespace) -> None:
         print(f"verdict: ttir serve-adb --verdict {first.port}   (or: adb -s {first.address} shell cmd ttir task verify)")
     if args.perturb:
         print(f"events:  adb -s {daemons[0].address} shell cmd ttir events")
+    from benchmark.devices.adbd.spawn import READY  # what spawn() waits for
+
     print(READY, flush=True)
 
 
