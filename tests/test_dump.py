@@ -165,5 +165,19 @@ def test_a_tiny_dump_claiming_a_huge_screen_is_refused_by_tune_eval(tmp_path):
     (tmp_path / "s.xml").write_text(f'{HEAD}<hierarchy rotation="0"><node bounds="[0,0][90000,90000]"/></hierarchy>')
     Image.new("RGB", (540, 1200)).save(tmp_path / "s.png")
     loader = ObservationLoader(tmp_path)
-    with pytest.raises(ValueError, match="more than 4x the screenshot"):
+    with pytest.raises(ValueError, match="larger than any phone's"):
         loader.load(ObservationRef(xml="s.xml", screenshot="s.png"), row_id="r1")
+    (tmp_path / "t.xml").write_text(f'{HEAD}<hierarchy rotation="0"><node bounds="[0,0][1080,1080]"/></hierarchy>')
+    with pytest.raises(ValueError, match="does not have the shape"):
+        loader.load(ObservationRef(xml="t.xml", screenshot="s.png"), row_id="r2")
+
+
+def test_a_landscape_screenshot_kept_at_dataset_width_loads(tmp_path):
+    """Datasets keep screenshots 360 px wide: a landscape phone's (2400x1080) is 6.7x smaller."""
+    from experiments.tune.loader import ObservationLoader
+    from experiments.tune.schema import ObservationRef
+
+    (tmp_path / "s.xml").write_text(f'{HEAD}<hierarchy rotation="1"><node bounds="[0,0][2400,1080]"/></hierarchy>')
+    Image.new("RGB", (360, 162)).save(tmp_path / "s.png")
+    obs = ObservationLoader(tmp_path).load(ObservationRef(xml="s.xml", screenshot="s.png"), row_id="r1")
+    assert obs.screenshot is not None and obs.screenshot.size == (2400, 1080)

@@ -106,11 +106,18 @@ def is_claim(row: StepRow) -> bool:
 __all__ = ["ObservationLoader", "is_claim"]
 
 
-MAX_UPSCALE = 4  # datasets keep screenshots at reduced size; a dump claiming a far larger screen is wrong
+MAX_SCREEN_PIXELS = 4096 * 4096  # the largest screen a screenshot is blown up to (a tablet is 2560x1600)
+ASPECT_TOLERANCE = 0.05  # the saved screenshot is the screen downscaled: the same shape
 
 
 def _check_scale(shot: tuple[int, int], screen: tuple[int, int], row_id: str, field: str) -> None:
-    """Refuse to blow a screenshot up to a screen size far beyond it (a hostile dump's bounds)."""
-    if screen[0] > MAX_UPSCALE * shot[0] or screen[1] > MAX_UPSCALE * shot[1]:
-        raise ValueError(f"row {row_id}: {field}: the dump's screen size {screen[0]}x{screen[1]} is more than "
-                         f"{MAX_UPSCALE}x the screenshot's {shot[0]}x{shot[1]}; expected the same screen")
+    """Refuse to blow a screenshot up to a screen it cannot be (a hostile dump's bounds): datasets keep
+    screenshots downscaled to a fixed width (360 px: 3x for a portrait phone, 6.7x in landscape),
+    so what must hold is the shape, and the size the upscaled image would take."""
+    if screen[0] * screen[1] > MAX_SCREEN_PIXELS:
+        raise ValueError(f"row {row_id}: {field}: the dump's screen size {screen[0]}x{screen[1]} is larger than "
+                         f"any phone's (at most {MAX_SCREEN_PIXELS} pixels); expected the screenshot's screen")
+    shot_aspect, screen_aspect = shot[0] / max(1, shot[1]), screen[0] / max(1, screen[1])
+    if abs(shot_aspect - screen_aspect) > ASPECT_TOLERANCE * screen_aspect:
+        raise ValueError(f"row {row_id}: {field}: the dump's screen size {screen[0]}x{screen[1]} does not have the "
+                         f"shape of the screenshot's {shot[0]}x{shot[1]}; expected the same screen")
