@@ -8,7 +8,7 @@ step is grounded again on the screen in front of it.
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -46,6 +46,8 @@ class Target(BaseModel):
                 return wanted.lower() in value.lower()
             return value.strip().lower() == wanted.strip().lower()
 
+        if e.source == "ocr":
+            return self._matches_text_line(e.text, eq)
         if self.editable is not None and e.editable != self.editable:
             return False
         if self.id is not None and not (e.resource_id == self.id or e.short_id == self.id):
@@ -53,6 +55,15 @@ class Target(BaseModel):
         if self.text is not None and not (eq(e.text, self.text) or (e.editable and eq(e.hint, self.text))):
             return False
         return eq(e.content_desc, self.desc)
+
+    def _matches_text_line(self, line: str, eq: Any) -> bool:
+        """A line of text read from the screenshot (no tree): it carries no id, description or
+        flags, so the target is read as a person reads a screen — its text, else its
+        description, else its id's words ("first_name": the field that says "First name")."""
+        for wanted in (self.text, self.desc, self.id.rsplit("/", 1)[-1].replace("_", " ") if self.id else None):
+            if wanted is not None:
+                return eq(line, wanted)
+        return False
 
     def describe(self) -> str:
         for v in (self.text, self.desc, self.id):
@@ -151,7 +162,10 @@ def _t(target: Target | str, editable: Optional[bool] = None) -> Target:
 
 
 def actionable(obs: Observation, e: UIElement) -> bool:
-    """Whether touching ``e`` can do something: it or an ancestor takes touches."""
+    """Whether touching ``e`` can do something: it or an ancestor takes touches (a line of
+    text read from the screenshot may be a button: nothing tells it is not)."""
+    if e.source == "ocr":
+        return True
     idx: Optional[int] = obs.elements.index(e)
     hops = 0
     while idx is not None and hops < 8:

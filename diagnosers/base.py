@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from ttir.config import Mode as Tier
-from ttir.types import Action, AgentStep, Observation, StepRecord
+from ttir.types import Action, AgentStep, Observation, ScreenSource, StepRecord
 
 
 
@@ -89,6 +89,9 @@ class Finding(BaseModel):
     tier: Tier = "rules"
     cost: Cost = Field(default_factory=Cost)
     details: dict[str, Any] = Field(default_factory=dict)
+    # what of the screen a rule read: the UI tree, text read from the screenshot (OCR), or
+    # its pixels alone (None: a model's judgment, or nothing to read)
+    source: Optional[ScreenSource] = None
 
     @property
     def uncertain(self) -> bool:
@@ -136,12 +139,12 @@ class Diagnoser(ABC):
         if mode == "off":
             return Finding(diagnoser=self.name, problem=False, verdict="off", tier="off")
         if mode == "rules" or (mode == "cascade" and self.judge is None):
-            return self.rules(ctx)
+            return self._sourced(self.rules(ctx), ctx)
         if mode == "vlm":
             f = self.ask_model(ctx)
             f.tier = "vlm"
             return f
-        f = self.rules(ctx)
+        f = self._sourced(self.rules(ctx), ctx)
         if f.uncertain or (self.judge is not None and self.judge.scheduled(ctx)):
             m = self.ask_model(ctx)
             m.tier = "cascade"
@@ -153,3 +156,12 @@ class Diagnoser(ABC):
     def merge(self, rule: Finding, model: Finding) -> Finding:
         """How a rule finding and a model finding combine; default: the model decides."""
         return model
+
+    @staticmethod
+    def _sourced(f: Finding, ctx: DiagnosisContext) -> Finding:
+        """A rule finding says what it read of the screen (unless the rule said it itself)."""
+        if f.source is None:
+            from diagnosers.signals.screen_text import screen_source
+
+            f.source = screen_source(ctx.observation)  # type: ignore[assignment]
+        return f

@@ -15,8 +15,11 @@ screen a "flow" candidate, which stays one while the agent keeps working in it.
 
 Never interference: the status and navigation bars, the soft keyboard, the
 notification shade the agent pulled down itself, the launcher and the overview.
-Without a UI tree the rules can only compare pixels (a dimmed backdrop) and
-usually answer uncertain.
+Without a usable UI tree (a failed dump, a bare root) the rules read the
+screenshot's text (OCR) and layout instead (:mod:`diagnosers.signals.text_overlays`:
+a card over a dimmed backdrop, a banner at the top, a page that took over) and score
+those candidates the same way; without OCR they can only compare pixels (a dimmed
+backdrop) and answer uncertain. Findings say which they read (``source``).
 """
 
 from __future__ import annotations
@@ -27,9 +30,8 @@ from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.signals.actions import intended_words, point_of, target_index
 from diagnosers.signals.cache import CACHE
 from diagnosers.signals.change import compare
-from diagnosers.signals.context import CLOSING_KINDS, goal_words, in_overlay, shade_owned, track
+from diagnosers.signals.context import CLOSING_KINDS, app_names, goal_words, in_overlay, shade_owned, track
 from diagnosers.signals.findings import as_judgment, model_finding
-from diagnosers.signals.image import region_mean
 from diagnosers.signals.intents import goal_intents, shared_intents
 from diagnosers.signals.lexicon import Lexicon, load_lexicon
 from diagnosers.signals.overlays import (
@@ -42,8 +44,10 @@ from diagnosers.signals.overlays import (
     progress_nodes,
     score_text,
 )
+from diagnosers.signals.screen_text import content_lines, screen_source, text_similarity
 from diagnosers.signals.system import is_app_package, package_of
 from diagnosers.signals.text import content_words
+from diagnosers.signals.text_overlays import SCRIM_DARKENING, edges_darkened, persisting, text_candidates
 from diagnosers.signals.tree import foreground_package, label_similarity, labels_around, screen_tree
 from ttir.config import InterferenceConfig
 from ttir.types import Observation
@@ -57,10 +61,10 @@ W_FLOW = 0.3  # the screen an engage / neutral tap on an interruption led to
 W_GOAL_INTENT = -0.7  # the dialog asks for what the goal needs (scan -> camera, "sign in with Google" -> account chooser)
 W_PERSISTENT_SPINNER = 0.45
 VERDICT_KEY = "interference.verdict"
+TEXT_CANDIDATES_KEY = "interference.text_candidates"  # (score, candidate) read from a tree-less screen's pixels
 REVEALED_SHARE = 0.6  # share of a screen's labels already present before: the overlay just closed
 FLOW_SAME_PAGE = 0.5  # label similarity at which a flow page is still the same page (scrolled, checked)
 RETURN_LOOKBACK = 8  # screens back in which a screen after an interruption's last page may have been seen
-SCRIM_DARKENING = 0.8  # border luminance ratio (now / before) that looks like a dimmed backdrop
 
 
 class InterferenceDiagnoser(Diagnoser):
@@ -80,14 +84,18 @@ class InterferenceDiagnoser(Diagnoser):
     def rules(self, ctx: DiagnosisContext) -> Finding:
         obs = ctx.observation
         if not screen_tree(obs).has_tree:
-            return self._from_pixels(ctx)
+            return self._without_tree(ctx)
         scored: list[tuple[float, Candidate, dict[str, float], dict[str, float]]] = []
         flow = self._flow_candidate(ctx)
         for c in overlay_candidates(obs) + ([flow] if flow is not None else []):
             s = self._score(ctx, c)
             if s is not None:
                 scored.append((s[0], c, s[1], s[2]))
-        spinner = self._spinner(ctx)
+        return self._conclude(obs, scored, self._spinner(ctx))
+
+    def _conclude(self, obs: Observation, scored: list[tuple[float, Candidate, dict[str, float], dict[str, float]]],
+                  spinner: Optional[Finding] = None) -> Finding:
+        """The finding from the scored candidates: the strongest decides."""
         best = max(scored, key=lambda x: x[0], default=None)
         self._remember(obs, best)
         if best is None or best[0] < self.config.uncertain_score:
@@ -120,7 +128,7 @@ class InterferenceDiagnoser(Diagnoser):
         roles = button_roles(c.buttons, self.lexicon, c.kind)
         if "dismiss" in roles and (lex > 0 or sum(c.features.values()) >= 0.45):
             feats["decline_button"] = W_DISMISS_BUTTON
-        needed = shared_intents(ctx.goal, c.texts, c.package)
+        needed = shared_intents(ctx.goal, c.texts, c.package, app_names(ctx))
         if "sign_in_wall" in feats and "sign_in" in goal_intents(ctx.goal):
             needed = needed | {"sign_in"}  # the goal asks to sign in: the wall is the way
         if needed and c.kind == "takeover":
@@ -218,6 +226,14 @@ class InterferenceDiagnoser(Diagnoser):
         sim = label_similarity(screen_tree(prev.observation), screen_tree(ctx.observation))
         return sim is not None and sim >= FLOW_SAME_PAGE
 
+    @staticmethod
+    def _overlays(obs: Observation) -> list[Candidate]:
+        """The overlay candidates of an earlier screen: from its tree, else those read
+        from its screenshot when it was diagnosed."""
+        if screen_tree(obs).has_tree:
+            return overlay_candidates(obs)
+        return [c for _, c in CACHE.slot(obs).get(TEXT_CANDIDATES_KEY) or []]
+
     def _foreign(self, ctx: DiagnosisContext, c: Candidate) -> bool:
         """A window of another app than the one the task is in (the foreground app, else
         the first app window) and than the apps the agent used on track."""
@@ -234,7 +250,7 @@ class InterferenceDiagnoser(Diagnoser):
         if prev is None:
             return None
         sig = c.signature()
-        if any(p.signature() == sig for p in overlay_candidates(prev.observation)):
+        if any(p.signature() == sig for p in self._overlays(prev.observation)):
             return None  # it was already there before the last action
         a = prev.step.action
         if not a.is_touch and a.action_type != "keyboard_enter":
@@ -270,8 +286,76 @@ class InterferenceDiagnoser(Diagnoser):
                        evidence=["a loading indicator has been on an unchanged screen for three observations"],
                        details={"kind": "loading", "bounds": list(e.bounds), "buttons": [], "dismiss_hint": "wait"})
 
+    def _without_tree(self, ctx: DiagnosisContext) -> Finding:
+        """No usable UI tree: the screenshot's text and layout (OCR); a screen without any
+        text it can read (or without OCR): its pixels."""
+        obs = ctx.observation
+        if obs.screenshot is not None and screen_source(obs) == "ocr" and content_lines(obs):
+            f = self._from_text(ctx)
+            f.source = "ocr"
+            return f
+        f = self._from_pixels(ctx)
+        f.source = "pixels" if obs.screenshot is not None else None
+        return f
+
+    def _from_text(self, ctx: DiagnosisContext) -> Finding:
+        """Overlay candidates read from the screenshot (a card over a dimmed backdrop, a
+        banner at the top, a page that took over), scored like the tree's."""
+        obs, prev = ctx.observation, ctx.previous_observation
+        candidates = text_candidates(obs, prev)
+        if prev is not None:
+            earlier = CACHE.slot(prev).get(TEXT_CANDIDATES_KEY) or []
+            for c in persisting(earlier, obs, self.config.min_score):
+                if not any(o.kind == c.kind and o.title == c.title for o in candidates):
+                    candidates.append(c)
+        flow = self._text_flow(ctx)
+        if flow is not None and not candidates:
+            candidates.append(flow)
+        scored: list[tuple[float, Candidate, dict[str, float], dict[str, float]]] = []
+        for c in candidates:
+            s = self._score(ctx, c)
+            if s is not None:
+                scored.append((s[0], c, s[1], s[2]))
+        CACHE.slot(obs)[TEXT_CANDIDATES_KEY] = [(x[0], x[1]) for x in scored]
+        f = self._conclude(obs, scored)
+        f.evidence = ["no UI tree; read from the screenshot's text: " + e for e in f.evidence]
+        return f
+
+    def _text_flow(self, ctx: DiagnosisContext) -> Optional[Candidate]:
+        """Without a tree: the page an engage / neutral tap on an interruption led to (a
+        consent flow's next page, a security wizard), while the agent stays on its pages."""
+        prev = ctx.previous
+        if prev is None:
+            return None
+        lines = content_lines(ctx.observation)
+        if not lines:
+            return None
+        a = prev.step.action
+        before = CACHE.slot(prev.observation).get(VERDICT_KEY)
+        if before is None or before[0] < self.config.min_score:
+            return None
+        if before[3] == "flow":
+            if a.action_type in ("navigate_back", "navigate_home", "open_app", "app_switch"):
+                return None
+            sim = text_similarity(prev.observation, ctx.observation)
+            if sim is None or sim < FLOW_SAME_PAGE:
+                return None
+        else:
+            p = point_of(a, prev.observation) if a.is_touch else None
+            role = self._tapped_interruption(prev.observation, p) if p is not None else None
+            if role not in ("engage", "neutral", "") or not compare(prev.observation, ctx.observation).changed:
+                return None
+            earlier = [r.observation for r in ctx.history[-RETURN_LOOKBACK:-1]]
+            if any((text_similarity(o, ctx.observation) or 0.0) >= REVEALED_SHARE for o in earlier):
+                return None  # the tap closed the interruption: what shows now was on screen before it
+        w, h = ctx.observation.screen_size
+        c = Candidate(index=-1, kind="flow", package="", bounds=(0, 0, w, h), is_window=True,
+                      texts=[e.text for e in lines], title=lines[0].text)
+        c.features["continues_interruption"] = W_FLOW
+        return c
+
     def _from_pixels(self, ctx: DiagnosisContext) -> Finding:
-        """No UI tree: a dimmed border around a changed centre looks like a dialog's scrim."""
+        """No UI tree and no text: a dimmed border around a changed centre looks like a dialog's scrim."""
         obs, prev = ctx.observation, ctx.previous_observation
         if obs.screenshot is None:
             return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=0.2,
@@ -279,17 +363,10 @@ class InterferenceDiagnoser(Diagnoser):
         if prev is None or prev.screenshot is None or tuple(prev.screenshot.size) != tuple(obs.screenshot.size):
             return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=0.3,
                            evidence=["no UI tree and no earlier screenshot to compare with"], details={"kind": "unknown"})
-        w, h = obs.screenshot.size
-        bands = [(0, int(0.06 * h), int(0.08 * w), int(0.9 * h)), (int(0.92 * w), int(0.06 * h), w, int(0.9 * h))]
-        ratios = []
-        for band in bands:
-            now, before = region_mean(obs, band), region_mean(prev, band)
-            if now is not None and before:
-                ratios.append(now / before)
-        darker = bool(ratios) and max(ratios) < SCRIM_DARKENING
-        if darker and compare(prev, obs).changed:
+        ratio = edges_darkened(prev, obs)
+        if ratio is not None and ratio < SCRIM_DARKENING and compare(prev, obs).changed:
             return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=0.5,
-                           evidence=[f"no UI tree; the screen edges darkened to {max(ratios):.2f} of their brightness "
+                           evidence=[f"no UI tree; the screen edges darkened to {ratio:.2f} of their brightness "
                                      "(a dialog's scrim?)"], details={"kind": "scrim", "bounds": None, "buttons": []})
         return Finding(diagnoser=self.name, problem=False, verdict="false", confidence=0.5,
                        evidence=["no UI tree; no dimmed backdrop in the screenshot"], details={})

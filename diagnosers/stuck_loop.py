@@ -75,12 +75,12 @@ class StuckLoopDiagnoser(Diagnoser):
             if text_streak == action_streak - 1 and same_step_text(rec.step, last.step):
                 text_streak += 1
         n = cfg.window
-        if text_streak >= n:
+        if text_streak >= n and not unknown:
             return self._loop(ctx, text_streak, hard=True, confidence=1.0,
                               why=f"the last {text_streak} steps have the same action, summary and thought "
                                   f"and the screen did not change (N={n})")
         if action_streak >= n:
-            if unknown:
+            if unknown:  # no tree and no screenshot: "unchanged" cannot be told from "unknown"
                 return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=0.4,
                                evidence=[f"the same action {action_streak} times, but the screens cannot be compared"],
                                details=self._loop_details(ctx, action_streak, "same_action_unknown_effect"))

@@ -36,6 +36,7 @@ from diagnosers.signals.lexicon import load_lexicon
 from diagnosers.signals.overlays import make_candidate, overlay_candidates, score_text
 from diagnosers.signals.system import interrupter_kind, is_app_package, is_launcher, knowledge, package_tokens
 from diagnosers.signals.text import content_words, stem
+from diagnosers.signals.screen_text import content_lines
 from diagnosers.signals.tree import foreground_package, screen_tree
 from ttir.config import TaskAlignmentConfig
 
@@ -259,11 +260,13 @@ class TaskAlignmentDiagnoser(Diagnoser):
             if not goal_mentions(ctx.goal, knowledge().home_goal_words):
                 return self._f("off_track", 0.9, "a completion claim on the home screen, which shows nothing of the task",
                                {**info, "claim": True})
-        if not tree.has_tree:
-            return self._f("uncertain", 0.3, "a completion claim, but no UI tree to look for the task in",
-                           {**info, "claim": True})
+        # no tree: the screenshot's text (OCR) is where to look for the task's trace
+        texts = tree.texts if tree.has_tree else [e.text for e in content_lines(ctx.observation)]
+        if not texts:
+            return self._f("uncertain", 0.3, "a completion claim, but no UI tree and no text read from the screenshot "
+                                             "to look for the task in", {**info, "claim": True})
         screen_words = set()
-        for s in tree.texts:
+        for s in texts:
             screen_words |= content_words(s)
         for p in tree.packages | ({fg} if fg else set()):
             screen_words |= {stem(t) for t in package_tokens(p)} | package_tokens(p)

@@ -9,6 +9,8 @@ Sections:
 - ``runner`` episodes per second of a small sweep with 1 and 2 worker processes;
 - ``ray``    the same small sweep on the local process pool and on the Ray executor (2 workers each);
 - ``adb``    one served-phone step through the real adb server (tap + screencap + dump) vs in-process.
+- ``ocr``    text read from a 1080x2400 screenshot (the ``ttir[ocr]`` extra): uncached, and a cache hit by
+             content (a new capture of the same screen) and by the same image object.
 """
 
 from __future__ import annotations
@@ -149,12 +151,57 @@ def measure_adb() -> dict[str, Any]:
     return measure()
 
 
+def measure_ocr(screens: int = 12) -> dict[str, Any]:
+    """OCR per simulated 1080x2400 screen (each task's first screens): uncached (the cache
+    cleared before each read), a content hit (an identical new image) and an object hit."""
+    from benchmark import SimDevice, make_task, task_names
+    from benchmark.plan import ground
+    from ttir import ocr
+    from ttir.types import Observation
+
+    ocr.require()
+    images = []
+    device = SimDevice()
+    for name in task_names():
+        if len(images) >= screens:
+            break
+        task = make_task(name)
+        obs = device.reset(task)
+        images.append(obs.screenshot)
+        step = next(iter(task.reference_solution()), None)
+        action = ground(step, obs) if step is not None else None
+        if action is not None and len(images) < screens:
+            device.execute(action)
+            images.append(device.observe().screenshot)
+    Observation.from_screenshot(images[0])  # the engine loads once per process: not part of a read
+    uncached, content, same = [], [], []
+    lines = []
+    for img in images:
+        ocr.CACHE.clear()
+        t0 = time.perf_counter()
+        lines.append(len(Observation.from_screenshot(img).elements))
+        uncached.append((time.perf_counter() - t0) * 1000)
+        for _ in range(5):
+            copy = img.copy()
+            t0 = time.perf_counter()
+            Observation.from_screenshot(copy)
+            content.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            Observation.from_screenshot(img)
+            same.append((time.perf_counter() - t0) * 1000)
+    return {"screen": "x".join(map(str, images[0].size)), "screens": len(images),
+            "lines_per_screen": statistics.median(lines), "uncached": _stats(uncached),
+            "hit_same_content": _stats(content), "hit_same_image": _stats(same),
+            "threads_env": ocr.THREADS_ENV}
+
+
 SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "sim": measure_sim,
     "guard": measure_guard,
     "runner": measure_runner,
     "ray": measure_ray,
     "adb": measure_adb,
+    "ocr": measure_ocr,
 }
 
 

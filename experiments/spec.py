@@ -137,6 +137,10 @@ class ExperimentSpec(BaseModel):
                     "'all', or {name: {param: value}} overrides (one setting each: a name may come back with other "
                     "overrides, e.g. rate_dialog and rate_dialog: {language: zh}).")
     pairing: Literal["cross", "paper"] = Field("cross", description="cross: task x perturbation; paper: one fixed perturbation per task.")
+    under: list[Union[str, dict[str, dict[str, Any]]]] = Field(
+        default_factory=list,
+        description="Perturbations applied beneath every episode's own, clean included (names or {name: {param: value}}), "
+                    "e.g. [a11y_tree_empty]: the whole grid on a phone whose UI tree is lost.")
     agents: list[AgentSpec] = Field(default_factory=lambda: [AgentSpec(name="planner", kind="planner")])
     guard: list[GuardMode] = Field(default_factory=lambda: ["off", "rules"], description="Guard modes to compare.")
     guard_config: dict[str, Any] = Field(default_factory=dict, description="Dotted TTIRConfig overrides, e.g. {'stuck_loop.window': 5}.")
@@ -228,6 +232,7 @@ class ExperimentSpec(BaseModel):
             if not self.tasks:
                 raise ValueError(f"{source}: tasks: the list is empty; name tasks or use 'all'")
         self.perturbation_list()
+        self.under_list()
 
     def check_builds(self, source: str = "spec") -> None:
         from benchmark.tasks import make_task
@@ -240,6 +245,11 @@ class ExperimentSpec(BaseModel):
                     make(name, **overrides)
                 except (KeyError, TypeError, ValueError) as exc:
                     raise ValueError(f"{source}: perturbations: {_message(exc)}") from None
+        for name, overrides in self.under_list():
+            try:
+                make(name, **overrides)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ValueError(f"{source}: under: {_message(exc)}") from None
         from ttir.checks import configured_checks
 
         for mode in [m for m in self.guard if m != "off"] or (["rules"] if self.guard_config else []):
@@ -268,6 +278,23 @@ class ExperimentSpec(BaseModel):
         from benchmark.tasks import task_names
 
         return task_names() if self.tasks == "all" else list(self.tasks)
+
+    def under_list(self) -> list[tuple[str, dict[str, Any]]]:
+        """``under`` as (name, overrides), names checked."""
+        from perturb import REGISTRY
+
+        out: list[tuple[str, dict[str, Any]]] = []
+        for item in self.under:
+            if isinstance(item, dict):
+                if len(item) != 1:
+                    raise ValueError(f"under: entry {short_repr(item)} must be a one-key mapping {{name: {{param: value}}}}")
+                (name, ov), = item.items()
+            else:
+                name, ov = item, {}
+            if name not in REGISTRY:
+                raise ValueError(f"under: unknown perturbation {short_repr(name)}; known: {', '.join(REGISTRY)}")
+            out.append((name, dict(ov or {})))
+        return out
 
     def perturbation_list(self) -> list[tuple[str, dict[str, Any]]]:
         """(name, overrides) in spec order; 'clean' is ('clean', {})."""
@@ -319,6 +346,7 @@ class ExperimentSpec(BaseModel):
         perts = self.perturbation_list()
         perturbed = [p for p in perts if p[0] != "clean"]
         has_clean = any(p[0] == "clean" for p in perts)
+        under = [{name: ov} for name, ov in self.under_list()]
         out: list[EpisodeSpec] = []
         for ti, task in enumerate(tasks):
             if self.pairing == "paper":
@@ -333,7 +361,7 @@ class ExperimentSpec(BaseModel):
                             task=task, instance=inst, task_seed=self.task_seed, perturbation=pname,
                             overrides=pov, agent=agent, guard=mode, seed=seed, repeat=rep,
                             budget_multiplier=self.budget_multiplier, trap_budget_factor=self.trap_budget_factor,
-                            guard_config=self.guard_config, dump=dump,
+                            guard_config=self.guard_config, dump=dump, under=under,
                         ))
         return out
 
@@ -362,12 +390,15 @@ class EpisodeSpec(BaseModel):
     trap_budget_factor: float = 1.15
     guard_config: dict[str, Any] = Field(default_factory=dict)
     dump: DumpStyle = "all_windows"
+    under: list[dict[str, dict[str, Any]]] = Field(default_factory=list)  # {name: overrides}, beneath `perturbation`
 
     @property
     def id(self) -> str:
         ov = ""
         if self.overrides:
             ov = "+" + hashlib.sha256(repr(sorted(self.overrides.items())).encode()).hexdigest()[:6]
+        if self.under:  # (absent: the ids of runs without `under` are unchanged)
+            ov += "+under-" + hashlib.sha256(repr(self.under).encode()).hexdigest()[:6]
         dump = "" if self.dump == "all_windows" else f"+{self.dump}"  # ids of the default style stay as they were
         return (f"{self.task}-i{self.instance}__{self.perturbation}{ov}{dump}__{self.agent.name}__{self.guard}"
                 f"__s{self.seed}r{self.repeat}")

@@ -71,7 +71,8 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
     try:
         task = make_task(ep.task, seed=ep.task_seed, i=ep.instance)
         budget = budget_for(ep, task)
-        perts = [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
+        perts = [make(name, **ov) for u in ep.under for name, ov in u.items()]  # beneath the episode's own
+        perts += [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
         env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
         shown = with_dump_style(env, ep.dump)  # what the agent and the guard see; the verifier reads the device
         agent = _build(ep, task, device(), budget)

@@ -74,6 +74,10 @@ class FakePhone:
         self.errors: list[BaseException] = []  # raised by the next shell() calls, first one first
         self.responses: dict[str, Union[str, bytes]] = {}  # canned output for an exact command string
         self.dump_failures = 0  # the next N `uiautomator dump`s fail like a busy screen does
+        # what the next `uiautomator dump … && cat …` commands print, verbatim, one per call (the
+        # recorded failures of fixtures/adb/dump_failures/); when empty, the canned dump is served
+        self.dump_outputs: list[str] = []
+        self.screen: Optional[Image.Image] = None  # what screencap shows (default: a blank screen)
         self.log_path = Path(log_path) if log_path else None
 
     # -- the adbutils surface ------------------------------------------------------
@@ -87,7 +91,10 @@ class FakePhone:
                 f.flush()
         if self.errors:
             raise self.errors.pop(0)
-        out = self.responses[command] if command in self.responses else self._sh(command)
+        if self.dump_outputs and "uiautomator dump" in command:
+            out: Union[str, bytes] = self.dump_outputs.pop(0)
+        else:
+            out = self.responses[command] if command in self.responses else self._sh(command)
         if isinstance(out, str):
             out = out.encode("utf-8")
         if encoding is None:
@@ -220,6 +227,10 @@ class FakePhone:
         return f"{self.sdk}\n" if args == ["ro.build.version.sdk"] else "\n"
 
     def _cmd_screencap(self, args: list[str], stdin: Any) -> bytes:
+        if self.screen is not None:
+            buf = io.BytesIO()
+            self.screen.save(buf, format="PNG", compress_level=1)
+            return buf.getvalue()
         size = self.logical_size()
         if size not in _PNG_CACHE:
             buf = io.BytesIO()

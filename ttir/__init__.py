@@ -14,7 +14,10 @@ _logger.disable(__name__)  # a library stays quiet until the application (or `tt
 
 from typing import Any
 
-from ttir.types import Action, Agent, AgentStep, Observation, StepRecord, UIElement, as_agent
+from ttir.types import Action, Agent, AgentStep, Observation, StepRecord, UIElement, as_agent, set_screenshot_reader
+from ttir.ocr import read_elements as _read_screen_text
+
+set_screenshot_reader(_read_screen_text)  # Observation.from_screenshot reads text with the OCR extra (lazily imported)
 
 __version__ = "0.1.0"
 

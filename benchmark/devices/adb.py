@@ -46,6 +46,7 @@ from benchmark.devices.adb_settings import (
     settings_from_states,
 )
 from benchmark.devices.adb_transport import AdbShell, connect
+from benchmark.tree_fallback import SETTLE_SECONDS, TreeProblem, TreeRead, observe_tree
 from ttir.dump import DumpError
 from ttir.types import Action, Observation
 
@@ -115,6 +116,7 @@ class AdbDevice:
         self._settings: Optional[DeviceSettings] = None
         self._packages: Optional[set[str]] = None
         self._last_obs: Optional[Observation] = None
+        self.last_dump_error = ""
         self._warned: set[str] = set()
         self._t0 = time.monotonic()
         self.actions = 0
@@ -172,7 +174,10 @@ class AdbDevice:
 
     # ------------------------------------------------------------------ observe
     def observe(self) -> Observation:
-        """Screenshot + UI dump + foreground app of the phone's current screen."""
+        """Screenshot + UI dump + foreground app of the phone's current screen. A dump that
+        fails, cannot be read or holds a bare root is retried once after a settle; then the
+        screenshot alone is observed, its text read by OCR (``ttir[ocr]``): logged, and
+        marked (``source``, ``tree_error``)."""
         t0 = time.perf_counter()
         try:
             image: Optional[Image.Image] = decode_screenshot(self._shell.run_bytes(cmd.SCREENCAP))
@@ -180,36 +185,50 @@ class AdbDevice:
             logger.warning(f"adb {self.serial}: {exc}; observing without a screenshot")
             image = None
         t1 = time.perf_counter()
-        xml = self.dump_xml()
-        t2 = time.perf_counter()
-        foreground = self.foreground()
-        t3 = time.perf_counter()
         now = time.monotonic() - self._t0
-        if xml is None:
-            logger.warning(f"adb {self.serial}: uiautomator dump failed; observing from the screenshot alone")
-        obs = self._tree_observation(xml, image, foreground, now) if xml is not None else None
-        if obs is None and image is not None:
-            w, h = image.size
-            obs = Observation(screenshot=image, foreground=foreground, screen_size=(w, h),
-                              orientation="landscape" if w > h else "portrait", step=self.actions, time=now)
-        elif obs is None:
-            raise DeviceError(f"adb {self.serial}: neither screencap nor uiautomator dump worked; is the screen on "
-                              "and unlocked?")
+        spent = {"dump": 0.0, "foreground": 0.0}
+        fg: list[Optional[str]] = []
+
+        def foreground() -> Optional[str]:  # asked once, after the first dump
+            if not fg:
+                t = time.perf_counter()
+                fg.append(self.foreground())
+                spent["foreground"] += time.perf_counter() - t
+            return fg[0]
+
+        def read() -> TreeRead:
+            t = time.perf_counter()
+            xml = self.dump_xml()  # retries a failing dump itself
+            spent["dump"] += time.perf_counter() - t
+            if xml is None:
+                foreground()
+                said = f": {self.last_dump_error}" if self.last_dump_error else ""
+                return TreeProblem(f"uiautomator dump failed {DUMP_ATTEMPTS} times{said}", retry=False)
+            return self._tree_observation(xml, image, foreground(), now)
+
+        try:
+            obs = observe_tree(read, lambda: self._sleep(SETTLE_SECONDS), image, lambda: foreground(),
+                               step=self.actions, time=now, who=f"adb {self.serial}")
+        except ValueError as exc:
+            raise DeviceError(f"{exc}: neither screencap nor uiautomator dump worked; is the screen on and "
+                              "unlocked?") from None
         logger.debug(
             f"adb {self.serial} observe: screencap {1000 * (t1 - t0):.0f} ms, uiautomator dump "
-            f"{1000 * (t2 - t1):.0f} ms ({len(obs.elements)} nodes), foreground {1000 * (t3 - t2):.0f} ms"
+            f"{1000 * spent['dump']:.0f} ms ({len(obs.elements)} "
+            f"{'nodes' if obs.source == 'tree' else 'lines of text read from the screenshot'}), "
+            f"foreground {1000 * spent['foreground']:.0f} ms"
         )
         self._last_obs = obs
         return obs
 
     def _tree_observation(self, xml: str, image: Optional[Image.Image], foreground: Optional[str],
-                          now: float) -> Optional[Observation]:
-        """The dump parsed, or None (logged) when it cannot be read: the screenshot alone is observed then."""
+                          now: float) -> TreeRead:
+        """The dump parsed, or why it cannot be read (then the caller retries, and observes
+        the screenshot alone)."""
         try:
             return Observation.from_xml(xml, screenshot=image, foreground=foreground, step=self.actions, time=now)
         except DumpError as exc:
-            logger.warning(f"adb {self.serial}: the UI dump cannot be read ({exc}); observing from the screenshot alone")
-            return None
+            return TreeProblem(f"the UI dump cannot be read ({exc})")
 
     def screenshot(self) -> Image.Image:
         try:
@@ -218,11 +237,20 @@ class AdbDevice:
             raise DeviceError(f"adb {self.serial}: {exc}") from exc
 
     def dump_xml(self) -> Optional[str]:
-        """The current ``uiautomator dump`` XML, or None if it keeps failing."""
+        """The current ``uiautomator dump`` XML, or None if it keeps failing (what the phone
+        said the last time is in ``last_dump_error``)."""
+        self.last_dump_error = ""
         retrying = Retrying(stop=stop_after_attempt(DUMP_ATTEMPTS), wait=wait_fixed(0.5),
                             retry=retry_if_result(lambda r: r is None), sleep=self._sleep,
                             retry_error_callback=lambda state: None)
-        return retrying(lambda: extract_dump(self._shell.run(cmd.UI_DUMP)))
+        return retrying(self._dump_once)
+
+    def _dump_once(self) -> Optional[str]:
+        out = self._shell.run(cmd.UI_DUMP)
+        xml = extract_dump(out)
+        if xml is None:
+            self.last_dump_error = " ".join(out.split())[:200]
+        return xml
 
     def foreground(self) -> Optional[str]:
         """``package/activity`` in front, from ``dumpsys window`` (``dumpsys activity`` as a fallback)."""

@@ -153,6 +153,14 @@ def _opened_under_interruptions(obs: list[Observation], records: list, i: int) -
     return first == foreground_package(obs[i]) or not is_app_package(first)
 
 
+def app_names(ctx: "DiagnosisContext") -> set[str]:
+    """What the agent's apps are called: the names it opened them by (``open_app``) and
+    the packages it used on track, and the foreground package."""
+    names = {r.step.action.app_name for r in ctx.history if r.step.action.action_type == "open_app"}
+    names |= set(track(ctx).on_task) | {foreground_package(ctx.observation)}
+    return {n for n in names if n}
+
+
 def tapped_into_interruption(prev_obs: Observation, point: Optional[tuple[int, int]]) -> Optional[str]:
     """The role (engage / neutral / dismiss) of the interruption button a touch at
     ``point`` hit on ``prev_obs``; None when it hit no interruption's button."""

@@ -4,6 +4,7 @@ Google" task. Such a dialog is the task's own, not an interruption."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Pattern
@@ -45,6 +46,45 @@ def dialog_intents(texts: Iterable[str], package: str = "") -> frozenset[str]:
     return frozenset(i.name for i in intents() if any(rx.search(blob) for rx in i.dialog))
 
 
-def shared_intents(goal: str, texts: Iterable[str], package: str = "") -> frozenset[str]:
+def shared_intents(goal: str, texts: Iterable[str], package: str = "", apps: Iterable[str] = ()) -> frozenset[str]:
+    """The intents both the goal and the dialog ask for. The name of the app a dialog
+    interrupts says nothing of what it asks ("Allow Files to send you notifications?"
+    asks nothing of a goal about a file): each word of ``apps`` (the apps' names or
+    packages: the agent's own open_app names, the task's packages) counts once less in
+    each text, and the dialog's ``package`` counts only when it is another app's (the
+    permission controller, Google Play services)."""
     wanted = goal_intents(goal)
-    return wanted & dialog_intents(texts, package) if wanted else frozenset()
+    if not wanted:
+        return frozenset()
+    apps = list(apps)
+    own = package in apps  # the app's own dialog: its package says no more than its name
+    return wanted & dialog_intents(without_app_names(texts, [package, *apps]), "" if own else package)
+
+
+_WORD = re.compile(r"\w+")
+_NAME_PARTS = re.compile(r"[\W_]+")
+
+
+def without_app_names(texts: Iterable[str], apps: Iterable[str]) -> list[str]:
+    """Each text with the first occurrence of every word of an app's name, or inside the
+    last part of its package ("sms" in com.simplemobiletools.smsmessenger), left out
+    (words of three letters or more)."""
+    parts = set()
+    for a in apps:
+        if a and "." in a and " " not in a:
+            parts.add(a.lower().rsplit(".", 1)[-1])
+        elif a:
+            parts.update(_NAME_PARTS.split(a.lower()))
+    parts = {p for p in parts if len(p) > 2}
+    out = []
+    for t in texts:
+        dropped: set[str] = set()
+        kept = []
+        for w in _WORD.findall(t or ""):
+            lw = w.lower()
+            if len(lw) >= 3 and lw not in dropped and any(lw in seg for seg in parts):
+                dropped.add(lw)
+                continue
+            kept.append(w)
+        out.append(" ".join(kept))
+    return out

@@ -1,6 +1,11 @@
 """The UI tree of one observation, analysed once: window roots, system chrome
 (status / navigation bar), heads-up banners, the shade, the keyboard, and a
-content signature that ignores the chrome (its clock changes every minute)."""
+content signature that ignores the chrome (its clock changes every minute).
+
+A missing tree is unknown, not an empty screen: an observation whose elements were
+read from its screenshot (OCR) has no tree, and neither has a dump whose content
+nodes carry no label and no control (a bare window root, the empty containers over
+a WebView or a Flutter canvas) — ``has_tree`` is False for both."""
 
 from __future__ import annotations
 
@@ -33,10 +38,11 @@ class ScreenTree:
     signature: int = 0
     texts: list[str] = field(default_factory=list)  # texts of content nodes (no IME)
     packages: set[str] = field(default_factory=set)  # packages of content nodes (no IME)
+    empty: bool = False  # nodes, but none of the content says anything (a bare root): no usable tree
 
     @property
     def has_tree(self) -> bool:
-        return bool(self.roots)
+        return bool(self.roots) and not self.empty
 
     @property
     def shade_open(self) -> bool:
@@ -140,8 +146,8 @@ def analyse(obs: Observation) -> ScreenTree:
     elements = obs.elements
     size = tuple(obs.screen_size) if obs.screen_size else (1080, 2400)
     t = ScreenTree(size=size)  # type: ignore[arg-type]
-    if not elements:
-        return t
+    if not elements or obs.source != "tree":
+        return t  # no tree: lines of text read from the screenshot are no window roots
     n = len(elements)
     t.root_of = [0] * n
     for i, e in enumerate(elements):
@@ -174,6 +180,7 @@ def analyse(obs: Observation) -> ScreenTree:
     t.labels = frozenset((e.class_name, e.text, e.content_desc, e.resource_id)
                          for e in (elements[i] for i in t.content) if e.text or e.content_desc or e.resource_id)
     visible = [i for i in t.content if t.root_of[i] not in t.ime_roots]
+    t.empty = not any(elements[i].informative for i in t.content)
     t.texts = [s for i in visible for s in (elements[i].text, elements[i].content_desc) if s]
     t.packages = {package_of(elements[i].package) for i in visible if elements[i].package}
     return t

@@ -101,7 +101,7 @@ def geometry(obs: Observation, device: Any) -> Geometry:
         right, bottom = min(e.bounds[0] for e in side), h
     elif nav:
         bottom = min(e.bounds[1] for e in nav)
-    elif obs.elements:  # no navigation bar in the dump: gesture navigation (its strip, or the keyboard's)
+    elif obs.elements and obs.source == "tree":  # no navigation bar in the dump: gesture navigation (its strip, or the keyboard's)
         bottom = h - m.dp(tokens.NAV_BAR_GESTURE)
     area = (0, top, right, bottom)
     return Geometry(metrics=m, size=(w, h), area=area, dark=_dark(obs, device, area))

@@ -13,6 +13,7 @@ from PIL import Image
 
 from perturb.overlay.geometry import geometry
 from perturb.overlay.layer import Layer
+from ttir.ocr import screenshot_observation
 from ttir.types import Action, Observation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,6 +53,11 @@ class OverlayManager:
         out = obs
         for layer in layers:
             out = layer.composite(out, img, geom, ctx)
+        if obs.source != "tree" and shot is not None:
+            # no tree to add the overlay's nodes to (the dump failed): it shows in the pixels,
+            # and the screen's text is read again from them
+            return screenshot_observation(img, obs.foreground, step=obs.step, time=obs.time,
+                                          tree_error=obs.tree_error, ocr=obs.source == "ocr")
         return out.replace(screenshot=img if shot is not None else None)
 
     def route(self, action: Action, ctx: "PerturbationContext") -> bool:
