@@ -73,7 +73,7 @@ def _reliability_leaves_nothing_running(request):
     import os
     import threading
 
-    from reliability_support import LINUX, alive, children, wait_until
+    from tests.support.reliability_support import LINUX, alive, children, wait_until
 
     threads = set(threading.enumerate())
     kids = children(os.getpid()) if LINUX else set()
@@ -93,7 +93,7 @@ def live_model(tmp_path_factory):
     """The real offline model: `ttir serve-model` on a free port of 127.0.0.1, waited for
     (GET /v1/models), stopped afterwards. Yields a VLMConfig pointing at it. Skips, with
     one line, where the local-model extra is not installed."""
-    from live_model_support import serve_model
+    from tests.support.live_model_support import serve_model
 
     with serve_model(tmp_path_factory.mktemp("live_model")) as config:
         yield config

@@ -163,3 +163,21 @@ def test_the_cli_is_the_top_layer():
     bad = sorted(m for m, p in mods.items() if not (m == "ttir.cli" or m.startswith("ttir.cli.")) and m not in CLI_IMPORTERS
                  and any(d == "ttir.cli" or d.startswith("ttir.cli.") for d in _module_imports(m, p, set(mods), lazy=True)))
     assert not bad, f"these import the CLI, the top layer: {bad}"
+
+
+AREAS = ("benchmark", "diagnosers", "perturb", "recoveries", "experiments", "ttir", "reliability")
+
+
+def test_tests_mirror_the_package_tree():
+    """Each test module lives in the folder of what it tests (tests/<package>/, and tests/reliability for the
+    hostile-input group across packages); shared helpers live in tests/support and hold no tests."""
+    tests = ROOT / "tests"
+    top = sorted(p.name for p in tests.glob("test_*.py"))
+    assert top == ["test_architecture.py"], f"test modules outside a package folder: {top}"
+    for folder in sorted(p for p in tests.iterdir() if p.is_dir() and p.name not in ("fixtures", "__pycache__")):
+        assert folder.name in AREAS + ("support",), f"tests/{folder.name}/ mirrors no package"
+        for mod in folder.glob("*.py"):
+            if folder.name == "support":
+                assert not mod.name.startswith("test_") and "def test_" not in mod.read_text(encoding="utf-8"), mod
+            else:
+                assert mod.name == "__init__.py" or mod.name.startswith("test_"), f"a helper among tests: {mod}"

@@ -1,0 +1,196 @@
+"""Interference rules: every kind of interruption is found (with its bounds, its
+buttons and a role for each), the app's own screens and dialogs are not, nor the
+bars, the keyboard or the shade the agent pulled down itself."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from PIL import Image, ImageDraw
+
+from diagnosers import InterferenceDiagnoser
+from tests.support.diagnosers_support import BROCCOLI, FakeJudge, ctx, dump, element, judgment, rec, screenshot_only, tap
+from ttir.config import InterferenceConfig
+from ttir.types import Action, Observation
+
+GOAL = "Delete the recipes Zucchini Soup and Garlic Bread in Broccoli."
+
+# fixture -> (kind, the button a dismissal should press)
+INTERRUPTIONS = {
+    "permission_dialog": ("permission", "Don’t allow"),
+    "anr_dialog": ("anr", "Wait"),
+    "security_popup_systemui": ("systemui", "Cancel"),
+    "security_popup_app": ("dialog", "Cancel"),
+    "consent_sheet": ("dialog", "Reject all"),
+    "interstitial_ad": ("takeover", "Close ad"),
+    "trial_offer": ("window", "No thanks"),
+    "rate_dialog": ("dialog", "Not now"),
+    "heads_up_message": ("heads_up", None),
+    "heads_up_delivery": ("heads_up", None),
+    "app_update_sheet": ("app_update", "Not now"),
+    "system_update": ("system_dialog", "Later"),
+}
+FOREGROUND = {"interstitial_ad": f"{BROCCOLI}/com.google.android.gms.ads.AdActivity"}
+
+ORDINARY = ["recipe_list", "recipe_detail", "contacts_list", "contact_form", "home_screen", "keyboard_form",
+            "landscape_settings", "settings_security_list", "loading_spinner", "sms_thread"]
+
+
+@pytest.mark.parametrize("name", sorted(INTERRUPTIONS))
+def test_interruptions_greeting_the_agent_on_launch_are_found(name):
+    kind, dismiss = INTERRUPTIONS[name]
+    f = InterferenceDiagnoser().diagnose(ctx(GOAL, dump(name, foreground=FOREGROUND.get(name))))
+    assert f.problem and f.verdict == "true", f.evidence
+    d = f.details
+    assert d["kind"] == kind
+    x1, y1, x2, y2 = d["bounds"]
+    assert x2 > x1 and y2 > y1
+    roles = {b["label"]: b["role"] for b in d["buttons"]}
+    if dismiss is not None:
+        assert roles[dismiss] == "dismiss", roles
+        assert d["buttons"][0]["label"] == dismiss  # dismiss buttons first
+        assert all(x1 <= b["center"][0] <= x2 and y1 <= b["center"][1] <= y2 for b in d["buttons"])
+    else:
+        assert d["dismiss_hint"] == "swipe_up" and y1 < 600  # a banner at the top
+
+
+def test_engage_buttons_are_marked():
+    roles = lambda name: {b["label"]: b["role"] for b in InterferenceDiagnoser().diagnose(
+        ctx(GOAL, dump(name, foreground=FOREGROUND.get(name)))).details["buttons"]}
+    assert roles("permission_dialog")["While using the app"] == "engage"
+    assert roles("security_popup_systemui")["Continue"] == "engage"
+    assert roles("consent_sheet")["Accept all"] == "engage"
+    assert roles("consent_sheet")["Manage options"] == "neutral"
+    assert roles("anr_dialog")["Close app"] == "destructive"  # it would kill the task's app
+    assert roles("trial_offer")["Start free trial"] == "engage"
+
+
+@pytest.mark.parametrize("name", ORDINARY)
+def test_ordinary_screens_are_not_interference(name):
+    f = InterferenceDiagnoser().diagnose(ctx(GOAL, dump(name)))
+    assert f.verdict == "false" and not f.problem, f.evidence
+
+
+def test_status_bar_navigation_bar_and_keyboard_are_ignored():
+    f = InterferenceDiagnoser().diagnose(ctx(GOAL, dump("keyboard_form")))
+    assert f.details.get("candidates") == []
+    f = InterferenceDiagnoser().diagnose(ctx(GOAL, dump("recipe_list")))
+    assert f.details.get("candidates") == []
+
+
+def test_the_apps_own_dialog_opened_by_the_agents_tap_is_not_interference():
+    det = dump("recipe_detail")
+    delete = element(det, desc="Delete")
+    hist = [rec(det, tap(*delete.center), 'Tap "Delete"', "Delete this recipe from the toolbar.")]
+    for goal in (GOAL, "Show me the ingredients of Zucchini Soup."):
+        f = InterferenceDiagnoser().diagnose(ctx(goal, dump("recipe_delete_dialog"), hist))
+        assert f.verdict == "false" and not f.problem, f.evidence
+
+
+def test_the_same_confirmation_shape_with_interruption_wording_is_interference():
+    det = dump("recipe_detail")
+    hist = [rec(det, tap(*element(det, desc="Delete").center), 'Tap "Delete"')]
+    f = InterferenceDiagnoser().diagnose(ctx(GOAL, dump("security_popup_app"), hist))
+    assert f.problem
+
+
+def test_the_shade_the_agent_pulled_down_is_not_interference():
+    pull = Action(action_type="swipe", x=540, y=5, x2=540, y2=1400, duration_ms=300)
+    hist = [rec(dump("home_screen"), pull, "Pull down the notification shade")]
+    assert InterferenceDiagnoser().diagnose(ctx("Turn brightness to the max value.", dump("shade_open"), hist)).verdict == "false"
+    # it stays the agent's while it stays open
+    slide = Action(action_type="swipe", x=600, y=900, x2=1000, y2=900, duration_ms=400)
+    hist2 = hist + [rec(dump("shade_open"), slide, "Drag the brightness slider")]
+    assert InterferenceDiagnoser().diagnose(ctx("Turn brightness to the max value.", dump("shade_open"), hist2)).verdict == "false"
+    # a shade nobody pulled down is suspicious
+    hist3 = [rec(dump("home_screen"), tap(540, 1600), "Tap the search bar")]
+    assert InterferenceDiagnoser().diagnose(ctx(GOAL, dump("shade_open"), hist3)).verdict != "false"
+
+
+def test_another_apps_window_over_the_task_app():
+    hist = [rec(dump("recipe_list"), Action(action_type="wait", seconds=1.0))]
+    f = InterferenceDiagnoser().diagnose(ctx(GOAL, dump("foreign_promo"), hist))
+    assert f.problem and f.details["features"].get("foreign_package")
+    assert {b["label"]: b["role"] for b in f.details["buttons"]}["Close"] == "dismiss"
+
+
+def test_permission_dialog_as_the_foreground_activity():
+    obs = dump("permission_dialog", foreground="com.android.permissioncontroller/.permission.ui.GrantPermissionsActivity")
+    hist = [rec(dump("recipe_list"), Action(action_type="open_app", app_name="Broccoli"))]
+    assert InterferenceDiagnoser().diagnose(ctx(GOAL, obs, hist)).problem
+
+
+def test_next_page_of_a_consent_flow_after_engaging_is_still_interference():
+    sheet = dump("consent_sheet")
+    manage = element(sheet, text="Manage options")
+    hist = [rec(sheet, tap(*manage.center), 'Tap "Manage options"')]
+    f = InterferenceDiagnoser().diagnose(ctx(GOAL, dump("consent_preferences"), hist))
+    assert f.problem and f.details["kind"] == "flow", f.evidence
+    # declining closes it: the recipe list underneath is not interference
+    reject = element(sheet, text="Reject all")
+    hist = [rec(sheet, tap(*reject.center), 'Tap "Reject all"')]
+    assert InterferenceDiagnoser().diagnose(ctx(GOAL, dump("recipe_list"), hist)).verdict == "false"
+
+
+def test_a_loading_spinner_is_only_suspicious_when_it_never_goes():
+    spin = [dump("loading_spinner") for _ in range(3)]
+    wait = Action(action_type="wait", seconds=2.0)
+    assert InterferenceDiagnoser().diagnose(ctx(GOAL, spin[0])).verdict == "false"
+    f = InterferenceDiagnoser().diagnose(ctx(GOAL, spin[2], [rec(spin[0], wait), rec(spin[1], wait)]))
+    assert f.verdict == "uncertain" and f.details["kind"] == "loading" and not f.problem
+
+
+def _scrim_pair() -> tuple[Observation, Observation]:
+    before = Image.new("RGB", (1080, 2400), (245, 245, 245))
+    after = Image.new("RGB", (1080, 2400), (98, 98, 98))
+    ImageDraw.Draw(after).rectangle((63, 900, 1017, 1500), fill=(255, 255, 255))
+    mk = lambda img: screenshot_only(Observation.model_construct(screenshot=img, elements=[], screen_size=(1080, 2400),
+                                                                 orientation="portrait", xml=None, foreground=None,
+                                                                 step=0, time=0.0))
+    return mk(before), mk(after)
+
+
+def test_screenshot_only():
+    before, after = _scrim_pair()
+    assert InterferenceDiagnoser().diagnose(ctx(GOAL, after)).verdict == "uncertain"  # nothing to compare with
+    f = InterferenceDiagnoser().diagnose(ctx(GOAL, after, [rec(before, tap(540, 300))]))
+    assert f.verdict == "uncertain" and f.details["kind"] == "scrim"
+    same = _scrim_pair()[0]
+    assert InterferenceDiagnoser().diagnose(ctx(GOAL, same, [rec(before, tap(540, 300))])).verdict == "false"
+
+
+def test_thresholds_come_from_the_config():
+    obs = dump("rate_dialog")
+    assert InterferenceDiagnoser().diagnose(ctx(GOAL, obs)).problem
+    strict = InterferenceDiagnoser(InterferenceConfig(min_score=0.95, uncertain_score=0.5))
+    assert strict.diagnose(ctx(GOAL, dump("rate_dialog"))).verdict == "uncertain"
+
+
+def test_a_user_lexicon_replaces_the_builtin_one(tmp_path):
+    path = tmp_path / "lexicon.yaml"
+    path.write_text(textwrap.dedent("""
+        terms:
+          merge: 0.5
+    """), encoding="utf-8")
+    d = InterferenceDiagnoser(InterferenceConfig(lexicon_file=str(path)))
+    f = d.diagnose(ctx(GOAL, dump("rate_dialog")))
+    assert not f.problem  # "Enjoying", "rate" are no longer interruption words
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("terms: {}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="terms"):
+        InterferenceDiagnoser(InterferenceConfig(lexicon_file=str(bad)))
+    roles = tmp_path / "roles.yaml"
+    roles.write_text("terms: {merge: 0.5}\nbutton_roles: {dismiss: [nope]}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="ttir/data/roles"):  # one role vocabulary, not one per lexicon
+        InterferenceDiagnoser(InterferenceConfig(lexicon_file=str(roles)))
+
+
+def test_cascade_asks_the_model_only_when_uncertain_and_keeps_the_overlay_details():
+    judge = FakeJudge(judgment(interference_present=True, reason="a pop-up"))
+    d = InterferenceDiagnoser(InterferenceConfig(min_score=0.95, uncertain_score=0.5), judge=judge)
+    f = d.diagnose(ctx(GOAL, dump("rate_dialog")))
+    assert f.problem and f.tier == "cascade" and judge.calls == 1
+    assert f.details["buttons"] and f.details["kind"] == "dialog"
+    f = d.diagnose(ctx(GOAL, dump("recipe_list")))
+    assert not f.problem and judge.calls == 1

@@ -1,0 +1,33 @@
+"""The examples run as a user runs them (issue 15, item 1): the own-agent spec through the
+real `ttir run`, from another folder, and the single-episode script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "own_agent"
+
+
+def test_the_own_agent_spec_runs_from_anywhere_and_the_guard_changes_outcomes(tmp_path):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-c", "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))",
+           "run", str(EXAMPLE / "spec.yaml"), "--out", str(out), "--no-progress"]
+    done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    recs = [json.loads(x) for x in (out / "episodes.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(recs) == 32 and all(r["status"] == "ok" and r["agent_kind"] == "python" for r in recs)
+    wins = {g: sum(r["success"] for r in recs if r["guard"] == g and r["perturbation"] != "clean") for g in ("off", "rules")}
+    clean = {g: sum(r["success"] for r in recs if r["guard"] == g and r["perturbation"] == "clean") for g in ("off", "rules")}
+    assert 0 < clean["off"] < 4, "the example agent solves some clean tasks, not all"
+    assert wins["rules"] > wins["off"], wins  # the guard dismisses the pop-ups this agent walks into
+
+
+def test_the_single_episode_script_solves_its_task_under_a_pop_up():
+    done = subprocess.run([sys.executable, str(EXAMPLE / "single_episode.py")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+    assert "success=True" in done.stdout and "'interference': 1" in done.stdout

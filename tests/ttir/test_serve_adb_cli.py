@@ -1,0 +1,57 @@
+"""`ttir serve-adb` end to end: a served phone with a task and perturbations, reached
+through the real adb server; its verdict and event log while it runs; a clean
+stop on SIGTERM that writes the final verdicts."""
+
+from __future__ import annotations
+
+import json
+import signal
+
+from tests.support.served_support import adb_server, free_ports  # noqa: F401 - fixture
+from benchmark.devices.adbd.spawn import spawn
+
+
+def test_serve_a_task_with_perturbations_then_stop(adb_server, tmp_path, capsys):
+    from ttir.cli import main
+
+    port = free_ports(1)
+    out = tmp_path / "verdicts.json"
+    proc, printed = spawn(port, "--task", "SystemWifiTurnOn", "--perturb", "popup_permission", "--perturb",
+                          "font_size_large", "--seed", "1", "--out", str(out))
+    try:
+        serial = f"127.0.0.1:{port}"
+        assert f"adb connect {serial}" in printed and any(p.startswith("goal: ") for p in printed)
+        adb_server.connect(serial)
+
+        def shell(command: str) -> str:
+            return adb_server.adb("-s", serial, "shell", command).stdout.decode()
+
+        assert shell("settings get system font_scale") == "1.35\n"  # a state perturbation, visible to adb
+        shell("monkey -p com.android.settings -c android.intent.category.LAUNCHER 1")
+        dump = shell("uiautomator dump /dev/tty")
+        assert "com.android.settings" in dump and "permissioncontroller" in dump  # the pop-up is in the dump
+
+        # a tap on the pop-up's decline button goes to the pop-up, which closes (the app stays)
+        from ttir.types import Observation
+
+        obs = Observation.from_xml(dump)
+        deny = next(e for e in obs.elements if e.resource_id.endswith("permission_deny_button"))
+        shell(f"input tap {deny.center[0]} {deny.center[1]}")
+        after = shell("uiautomator dump /dev/tty")
+        assert "permissioncontroller" not in after and "com.android.settings" in after
+
+        assert main(["serve-adb", "--verdict", str(port), "--adb-port", str(adb_server.port)]) == 0
+        verdict = json.loads(capsys.readouterr().out)
+        assert (verdict["task"], verdict["success"]) == ("SystemWifiTurnOn", False)
+        assert {"overlay_shown", "overlay_dismissed"} <= {e["event"] for e in verdict["events"]}
+
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = proc.communicate(timeout=30)
+        assert proc.returncode == 0
+        assert f"{serial}: SystemWifiTurnOn success=False" in rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    final = json.loads(out.read_text(encoding="utf-8"))
+    assert final[0]["address"] == serial and final[0]["task"] == "SystemWifiTurnOn"
+    assert any(e["event"] == "overlay_shown" for e in final[0]["events"])

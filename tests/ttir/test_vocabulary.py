@@ -1,0 +1,27 @@
+"""Each vocabulary is declared once (issue 17): a second definition is how two lists drift apart."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ["ttir", "benchmark", "perturb", "diagnosers", "recoveries", "experiments", "prompts"]
+
+# vocabulary -> (a pattern that spells it out, the one file allowed to)
+VOCABULARIES = {
+    "tiers": (r"[\"']rules[\"'],\s*[\"']vlm[\"'],\s*[\"']cascade[\"']", "ttir/config.py"),
+    "touch action types": (r"\(\s*[\"']click[\"'],\s*[\"']long_press[\"'],\s*[\"']double_tap[\"']\s*,?\s*\)", "ttir/types.py"),
+    "session outcomes": (r"[\"']budget_spent[\"'],\s*[\"']exhausted[\"']", "ttir/report.py"),
+    "finding verdicts": (r"[\"']on_track[\"'],\s*[\"']off_track[\"'],\s*[\"']off[\"']", "diagnosers/base.py"),
+}
+
+
+@pytest.mark.parametrize("vocabulary", sorted(VOCABULARIES))
+def test_a_vocabulary_is_defined_in_one_place(vocabulary):
+    pattern, home = VOCABULARIES[vocabulary]
+    where = sorted(str(p.relative_to(ROOT)) for package in PACKAGES for p in (ROOT / package).rglob("*.py")
+                   if re.search(pattern, p.read_text(encoding="utf-8")))
+    assert where == [home], f"{vocabulary} is spelled out in {where}; import it from {home}"
