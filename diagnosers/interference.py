@@ -32,7 +32,7 @@ from diagnosers.signals.cache import CACHE
 from diagnosers.signals.change import compare
 from diagnosers.signals.context import CLOSING_KINDS, app_names, goal_words, in_overlay, shade_owned, track
 from diagnosers.signals.findings import as_judgment, model_finding
-from diagnosers.signals.intents import goal_intents, shared_intents
+from diagnosers.signals.intents import goal_intents, intents_for, shared_intents
 from diagnosers.signals.lexicon import Lexicon, load_lexicon
 from diagnosers.signals.overlays import (
     LEXICON_CAP,
@@ -128,7 +128,7 @@ class InterferenceDiagnoser(Diagnoser):
         roles = button_roles(c.buttons, self.lexicon, c.kind)
         if "dismiss" in roles and (lex > 0 or sum(c.features.values()) >= 0.45):
             feats["decline_button"] = W_DISMISS_BUTTON
-        needed = shared_intents(ctx.goal, c.texts, c.package, app_names(ctx))
+        needed = intents_for(c.kind, shared_intents(ctx.goal, c.texts, c.package, app_names(ctx)))
         if "sign_in_wall" in feats and "sign_in" in goal_intents(ctx.goal):
             needed = needed | {"sign_in"}  # the goal asks to sign in: the wall is the way
         if needed and c.kind == "takeover":

@@ -18,6 +18,7 @@ class Intent:
     name: str
     dialog: tuple[Pattern[str], ...]
     goal: tuple[Pattern[str], ...]
+    surface: bool = False  # the dialog is the capability itself (an account chooser, a share sheet), not a request for it
 
 
 @lru_cache(maxsize=1)
@@ -29,8 +30,39 @@ def intents() -> tuple[Intent, ...]:
             raise ValueError(f"diagnosers/data/intents.yaml: intents.{name} needs non-empty 'dialog' and 'goal' lists")
         out.append(Intent(name=str(name),
                           dialog=tuple(term_pattern(flat(str(w))) for w in spec["dialog"]),
-                          goal=tuple(term_pattern(flat(str(w))) for w in spec["goal"])))
+                          goal=tuple(term_pattern(flat(str(w))) for w in spec["goal"]),
+                          surface=bool(spec.get("surface", False))))
     return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _surfaces() -> frozenset[str]:
+    return frozenset(i.name for i in intents() if i.surface)
+
+
+def intents_for(kind: str, needed: frozenset[str]) -> frozenset[str]:
+    """What of ``needed`` a candidate of ``kind`` can be wanted for: a capability is asked for by a
+    permission request; any other dialog is wanted only when it is the capability's own surface
+    (an account chooser for a sign-in goal) - an ad consent that mentions "files" asks nothing of it."""
+    return needed if kind == "permission" else needed & _surfaces()
+
+
+@lru_cache(maxsize=1)
+def _requester_patterns() -> tuple[Pattern[str], ...]:
+    import re
+
+    return tuple(re.compile(str(p), re.IGNORECASE) for p in builtin("intents").get("requester_patterns") or ())
+
+
+def without_requester(texts: Iterable[str]) -> list[str]:
+    """A permission request names the app asking ("Allow Files to record audio?"): that name asks for
+    nothing (``requester_patterns`` in data/intents.yaml cut it out)."""
+    out = []
+    for t in texts:
+        for rx in _requester_patterns():
+            t = rx.sub(" ", t or "")
+        out.append(t)
+    return out
 
 
 @lru_cache(maxsize=256)
@@ -58,6 +90,7 @@ def shared_intents(goal: str, texts: Iterable[str], package: str = "", apps: Ite
         return frozenset()
     apps = list(apps)
     own = package in apps  # the app's own dialog: its package says no more than its name
+    texts = without_requester(texts)
     return wanted & dialog_intents(without_app_names(texts, [package, *apps]), "" if own else package)
 
 

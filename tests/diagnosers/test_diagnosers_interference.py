@@ -10,6 +10,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from diagnosers import InterferenceDiagnoser
+from diagnosers.base import DiagnosisContext
 from tests.support.diagnosers_support import BROCCOLI, FakeJudge, ctx, dump, element, judgment, rec, screenshot_only, tap
 from ttir.config import InterferenceConfig
 from ttir.types import Action, Observation
@@ -194,3 +195,43 @@ def test_cascade_asks_the_model_only_when_uncertain_and_keeps_the_overlay_detail
     assert f.details["buttons"] and f.details["kind"] == "dialog"
     f = d.diagnose(ctx(GOAL, dump("recipe_list")))
     assert not f.problem and judge.calls == 1
+
+
+# --- goal-aware: what a dialog asks for, not the words a task's goal happens to share with it
+
+
+def _first_screen_of(task_name: str, perturbation: str, seed: int, app: str):
+    from benchmark import SimDevice, make_task
+    from perturb import PerturbedDevice, make
+
+    task = make_task(task_name, seed=0, i=0)
+    env = PerturbedDevice(SimDevice(), [make(perturbation, trigger_step=1)], seed=seed, budget=60)
+    env.reset(task)
+    env.execute(Action(action_type="open_app", app_name=app))
+    return task.goal, env.observe()
+
+
+def test_an_ad_consent_in_the_task_app_is_interference_though_it_names_the_app():
+    """"Allow SMS Messenger to show you ads" shares "SMS Messenger" with a goal about sending an SMS:
+    the app's name asks for nothing (the planner once declined it, then claimed the task done)."""
+    goal, obs = _first_screen_of("SimpleSmsSendToContact", "bottom_sheet_consent", 220666417, "Simple SMS Messenger")
+    assert any("ads" in (e.text or "").lower() for e in obs.elements), "the consent sheet is on screen"
+    f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=goal, observation=obs))
+    assert f.problem and "goal_needs_it" not in f.evidence[0]
+
+
+def test_a_permission_request_is_judged_by_what_it_asks_not_by_the_app_asking():
+    """"Allow Files to record audio?" asks nothing of a goal about a file in the Pictures folder."""
+    from diagnosers.signals.intents import intents_for, shared_intents
+
+    goal = "Rename the file family_dinner.jpg in the Pictures folder of the Pixel 6 storage to dinner.jpg"
+    texts = ["Allow Files to record audio?", "Allow", "Don't allow"]
+    assert not shared_intents(goal, texts, "com.android.permissioncontroller")
+    recipe = "Add the following recipe into the Broccoli app: Title: Soup, Directions: simmer for an hour"
+    assert not shared_intents(recipe, ["Allow Broccoli to access this device's location?"], "com.android.permissioncontroller")
+    # ... while a permission the goal's own action needs stays the task's own, and only a permission
+    scan = shared_intents("Scan the QR code on the poster", ["Allow Scanner to take pictures and record video?"],
+                          "com.android.permissioncontroller")
+    assert scan == {"camera"} and intents_for("permission", scan) == {"camera"} and not intents_for("dialog", scan)
+    sign_in = frozenset({"sign_in"})
+    assert intents_for("dialog", sign_in) == sign_in  # an account chooser is the sign-in itself
