@@ -235,3 +235,16 @@ def test_a_permission_request_is_judged_by_what_it_asks_not_by_the_app_asking():
     assert scan == {"camera"} and intents_for("permission", scan) == {"camera"} and not intents_for("dialog", scan)
     sign_in = frozenset({"sign_in"})
     assert intents_for("dialog", sign_in) == sign_in  # an account chooser is the sign-in itself
+
+
+def test_a_full_page_paywall_is_a_gate_its_free_version_the_way_past_it():
+    """The ad_trial_offer paywall (Close, Start free trial, Continue with ads) had no candidate at all once
+    gates needed a wide way on: "Continue with ads" is a paywall's dismiss."""
+    from ttir.lexicon import vocabulary
+
+    assert vocabulary().phrase_role("Continue with ads") == "dismiss"
+    shown = (_first_screen_of("AudioRecorderDeleteRecording", "ad_trial_offer", seed, "Audio Recorder")
+             for seed in range(40))  # the variant is a seeded draw: the first seed that shows this paywall
+    goal, obs = next((g, o) for g, o in shown if any((e.text or "") == "Continue with ads" for e in o.elements))
+    f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=goal, observation=obs))
+    assert f.problem, f.evidence
