@@ -57,7 +57,7 @@ def screen_signature(obs: Observation) -> str:
     h = hashlib.blake2b(digest_size=12)
     h.update((obs.package or "").encode())
     for e in obs.elements:
-        h.update(f"{e.class_name}|{e.resource_id}|{e.text}|{e.content_desc}|{e.bounds}|{e.checked}".encode())
+        h.update(f"{e.class_name}|{e.resource_id}|{e.text}|{e.content_desc}|{tuple(e.bounds)}|{e.checked}".encode())
     return h.hexdigest()
 
 

@@ -13,14 +13,50 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import Any, Callable, Literal, Optional, Protocol, Union, runtime_checkable
+from typing import Any, Callable, Literal, NamedTuple, Optional, Protocol, Union, runtime_checkable
 from xml.sax.saxutils import quoteattr
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ttir.dump import infer_screen_size, parse_dump
 
-Bounds = tuple[int, int, int, int]
+
+
+class Bounds(NamedTuple):
+    """A screen rectangle in pixels, as uiautomator writes it (``[x1,y1][x2,y2]``, right and bottom
+    exclusive). A tuple, so ``x1, y1, x2, y2 = b`` keeps working; the geometry lives here once."""
+
+    x1: int
+    y1: int
+    x2: int
+    y2: int
+
+    @property
+    def width(self) -> int:
+        return self.x2 - self.x1
+
+    @property
+    def height(self) -> int:
+        return self.y2 - self.y1
+
+    @property
+    def area(self) -> int:
+        return max(0, self.x2 - self.x1) * max(0, self.y2 - self.y1)
+
+    @property
+    def center(self) -> tuple[int, int]:
+        return ((self.x1 + self.x2) // 2, (self.y1 + self.y2) // 2)
+
+    def contains(self, x: float, y: float) -> bool:
+        """Whether the point is inside (a tap at ``(x, y)`` lands here)."""
+        return self.x1 <= x < self.x2 and self.y1 <= y < self.y2
+
+    def intersection(self, other: "tuple[int, int, int, int]") -> Optional["Bounds"]:
+        """The overlap with ``other``, or None when they do not overlap."""
+        x1, y1 = max(self.x1, other[0]), max(self.y1, other[1])
+        x2, y2 = min(self.x2, other[2]), min(self.y2, other[3])
+        return Bounds(x1, y1, x2, y2) if x1 < x2 and y1 < y2 else None
+
 
 # --------------------------------------------------------------------------- UI
 
@@ -59,7 +95,7 @@ class UIElement(BaseModel):
     resource_id: str = ""
     class_name: str = ""
     package: str = ""
-    bounds: Bounds = (0, 0, 0, 0)
+    bounds: Bounds = Bounds(0, 0, 0, 0)
     hint: str = ""
     clickable: bool = False
     long_clickable: bool = False
@@ -81,25 +117,31 @@ class UIElement(BaseModel):
     def _check_bounds(cls, v: Bounds) -> Bounds:
         x1, y1, x2, y2 = v
         if x2 < x1 or y2 < y1:
-            raise ValueError(f"bounds {v} must be (x1, y1, x2, y2) with x2 >= x1 and y2 >= y1")
-        return v
+            raise ValueError(f"bounds {tuple(v)} must be (x1, y1, x2, y2) with x2 >= x1 and y2 >= y1")
+        return v if isinstance(v, Bounds) else Bounds(x1, y1, x2, y2)
+
+    @property
+    def box(self) -> Bounds:
+        """``bounds`` as a :class:`Bounds` (fast paths build elements with ``model_construct``
+        and a plain tuple)."""
+        b = self.bounds
+        return b if isinstance(b, Bounds) else Bounds(*b)
 
     @property
     def center(self) -> tuple[int, int]:
-        x1, y1, x2, y2 = self.bounds
-        return ((x1 + x2) // 2, (y1 + y2) // 2)
+        return self.box.center
 
     @property
     def width(self) -> int:
-        return self.bounds[2] - self.bounds[0]
+        return self.box.width
 
     @property
     def height(self) -> int:
-        return self.bounds[3] - self.bounds[1]
+        return self.box.height
 
     @property
     def area(self) -> int:
-        return self.width * self.height
+        return self.box.area
 
     @property
     def short_id(self) -> str:
@@ -120,8 +162,7 @@ class UIElement(BaseModel):
                     or self.editable or self.checkable or self.scrollable)
 
     def contains(self, x: float, y: float) -> bool:
-        x1, y1, x2, y2 = self.bounds
-        return x1 <= x < x2 and y1 <= y < y2
+        return self.box.contains(x, y)
 
 
 # ----------------------------------------------------------------- observation

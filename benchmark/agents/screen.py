@@ -32,7 +32,7 @@ def _signature(obs: Observation) -> str:
     for e in obs.elements:
         if e.resource_id.endswith(":id/clock"):
             continue
-        h.update(f"{e.class_name}|{e.resource_id}|{e.text}|{e.content_desc}|{e.bounds}|{e.checked}|{e.focused}".encode())
+        h.update(f"{e.class_name}|{e.resource_id}|{e.text}|{e.content_desc}|{tuple(e.bounds)}|{e.checked}|{e.focused}".encode())
     img = obs.screenshot
     if img is not None:
         # a coarse nearest-neighbour sample (cheap: no full-size copy); the top rows hold the ticking clock

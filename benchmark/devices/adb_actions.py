@@ -105,7 +105,7 @@ def _visible_box(action: Action, el: UIElement, screen: Screen) -> tuple[int, in
     box = (max(0, x1), max(0, y1), min(w, x2), min(h, y2))
     if box[2] <= box[0] or box[3] <= box[1]:
         raise ActionError(
-            action, f"element {action.index} ({el.label or el.class_name}) has bounds {el.bounds}, nothing of "
+            action, f"element {action.index} ({el.label or el.class_name}) has bounds {tuple(el.bounds)}, nothing of "
             f"which is on the {w}x{h} screen"
         )
     return box

@@ -116,3 +116,19 @@ def test_agent_adapters():
     assert as_step({"action_type": "wait"}).action.action_type == "wait"
     with pytest.raises(TypeError, match="not an agent"):
         as_agent(42)
+
+
+def test_bounds_is_a_tuple_with_its_geometry_in_one_place():
+    from ttir.types import Bounds, UIElement
+
+    b = Bounds(100, 200, 300, 260)
+    x1, y1, x2, y2 = b  # still unpacks as the 4-tuple every caller knows
+    assert (x1, y1, x2, y2) == (100, 200, 300, 260) and b == (100, 200, 300, 260)
+    assert b.width == 200 and b.height == 60 and b.area == 12000 and b.center == (200, 230)
+    assert b.contains(100, 200) and not b.contains(300, 230)  # right and bottom edges are outside
+    assert b.intersection((250, 0, 400, 230)) == Bounds(250, 200, 300, 230)
+    assert b.intersection((300, 0, 400, 100)) is None
+    e = UIElement(bounds=[1, 2, 11, 22])
+    assert isinstance(e.bounds, Bounds) and e.center == (6, 12) and e.model_dump()["bounds"] == (1, 2, 11, 22)
+    fast = UIElement.model_construct(bounds=(0, 0, 10, 10))  # fast paths skip validation
+    assert fast.center == (5, 5) and fast.contains(9, 9) and fast.area == 100
