@@ -22,10 +22,10 @@ from typing import Any, Optional
 
 from recoveries.base import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import dismiss_rank, label, role_of
-from ttir.lexicon import control_role, norm, vocabulary
+from diagnosers.signals.system import knowledge
+from ttir.lexicon import control_role, loading_words, norm, vocabulary
 from ttir.types import Action, AgentStep, Observation, StepRecord, UIElement
 
-LOADING_HINTS = ("loading", "please wait", "progress", "isn't responding", "not responding")
 ANR_WAITS = 2  # waits on the same "isn't responding" dialog before the app is closed (RecoveryConfig.anr_waits)
 FORWARD_ROLES = (None, "neutral", "dismiss", "acknowledge")  # a gate's way on may be tapped; engage never
 
@@ -167,7 +167,8 @@ class DismissInterference(Recovery):
         if buttons:
             return False
         text = " ".join(f"{e.text} {e.content_desc}" for e in obs.elements).lower()
-        return any(h in text for h in LOADING_HINTS) or any("ProgressBar" in e.class_name for e in obs.elements)
+        hints = (*loading_words(), *knowledge().anr_phrases)  # still loading, or the app is hung: wait
+        return any(h in text for h in hints) or any("ProgressBar" in e.class_name for e in obs.elements)
 
 
 def _element_at(obs: Observation, center: Any) -> Optional[UIElement]:

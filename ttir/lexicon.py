@@ -141,6 +141,18 @@ def dismiss_rank(e: UIElement) -> int:
     return 100
 
 
+@lru_cache(maxsize=1)
+def loading_words() -> tuple[str, ...]:
+    """The words of a screen that is still loading (``ttir/data/loading.yaml``), lower case."""
+    import yaml
+
+    data = yaml.safe_load(resources.files("ttir").joinpath("data/loading.yaml").read_text(encoding="utf-8")) or {}
+    words = data.get("loading_words")
+    if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+        raise ValueError(f"ttir/data/loading.yaml: loading_words must be a list of words, got {words!r}")
+    return tuple(norm(w) for w in words)
+
+
 def button_words() -> dict[str, tuple[str, ...]]:
     """Every phrase by role (all languages)."""
     out: dict[str, list[str]] = {r: [] for r in ROLES}

@@ -8,12 +8,11 @@ from typing import Optional
 
 from benchmark.plan import KEYBOARD_PACKAGE_HINT as KEYBOARD_HINT
 from benchmark.plan import Target
-from ttir.lexicon import dismiss_rank, label, role_of
+from ttir.lexicon import dismiss_rank, label, loading_words, role_of
 from ttir.obs_cache import ObservationCache
 from ttir.types import Observation, UIElement
 
 SYSTEM_PROCESSES = ("System UI", "Process system")  # how the ANR dialog names them
-LOADING_WORDS = ("loading", "please wait", "checking for updates", "connecting", "downloading")
 
 
 _SIGNATURES = ObservationCache()
@@ -78,7 +77,7 @@ def loading(obs: Observation) -> bool:
     if any("ProgressBar" in e.class_name for e in obs.elements):
         return True
     text = " ".join(f"{e.text} {e.content_desc}".lower() for e in obs.elements)
-    return any(w in text for w in LOADING_WORDS)
+    return any(w in text for w in loading_words())
 
 
 def not_responding(obs: Observation) -> Optional[UIElement]:

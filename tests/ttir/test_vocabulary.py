@@ -25,3 +25,16 @@ def test_a_vocabulary_is_defined_in_one_place(vocabulary):
     where = sorted(str(p.relative_to(ROOT)) for package in PACKAGES for p in (ROOT / package).rglob("*.py")
                    if re.search(pattern, p.read_text(encoding="utf-8")))
     assert where == [home], f"{vocabulary} is spelled out in {where}; import it from {home}"
+
+
+def test_loading_words_are_one_list():
+    """The reference agents, the interference diagnoser and the dismiss recovery once had three lists
+    of loading words; they read ttir/data/loading.yaml now, and no code or data file spells one out."""
+    from ttir.lexicon import loading_words
+
+    assert {"loading", "please wait", "buffering"} <= set(loading_words())
+    pattern = re.compile(r"[\"']?loading[\"']?,\s*[\"']?please wait[\"']?", re.IGNORECASE)
+    where = sorted(str(p.relative_to(ROOT)) for package in PACKAGES for p in (ROOT / package).rglob("*")
+                   if p.suffix in (".py", ".yaml") and "content" not in p.parts  # what screens say is content
+                   and pattern.search(p.read_text(encoding="utf-8")))
+    assert where == ["ttir/data/loading.yaml"], where
