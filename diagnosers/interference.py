@@ -24,7 +24,7 @@ backdrop) and answer uncertain. Findings say which they read (``source``).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.signals.actions import intended_words, point_of, target_index
@@ -60,11 +60,23 @@ W_CONTINUES_INTERRUPTION = 0.15  # opened by a tap inside an interruption (a wiz
 W_FLOW = 0.3  # the screen an engage / neutral tap on an interruption led to
 W_GOAL_INTENT = -0.7  # the dialog asks for what the goal needs (scan -> camera, "sign in with Google" -> account chooser)
 W_PERSISTENT_SPINNER = 0.45
-VERDICT_KEY = "interference.verdict"
+VERDICT_KEY = "interference.verdict"  # -> ScreenVerdict, kept per screen in the observation cache
 TEXT_CANDIDATES_KEY = "interference.text_candidates"  # (score, candidate) read from a tree-less screen's pixels
 REVEALED_SHARE = 0.6  # share of a screen's labels already present before: the overlay just closed
 FLOW_SAME_PAGE = 0.5  # label similarity at which a flow page is still the same page (scrolled, checked)
 RETURN_LOOKBACK = 8  # screens back in which a screen after an interruption's last page may have been seen
+
+
+class ScreenVerdict(NamedTuple):
+    """What this diagnoser remembers of a screen for the next step: did the agent tap into it?"""
+
+    score: float
+    bounds: Optional[tuple[int, int, int, int]]  # the strongest candidate's, None when there was none
+    buttons: list[tuple[tuple[int, int, int, int], str]]  # (bounds, role) of its buttons
+    kind: str  # the candidate's kind ("flow" for a page of an interruption's own flow)
+
+
+NO_VERDICT = ScreenVerdict(0.0, None, [], "")
 
 
 class InterferenceDiagnoser(Diagnoser):
@@ -154,11 +166,12 @@ class InterferenceDiagnoser(Diagnoser):
     def _remember(self, obs: Observation, best: Optional[tuple]) -> None:
         """Keep this screen's verdict: the next step asks whether the agent tapped into it."""
         if best is None:
-            CACHE.slot(obs)[VERDICT_KEY] = (0.0, None, [], "")
+            CACHE.slot(obs)[VERDICT_KEY] = NO_VERDICT
             return
         score, c = best[0], best[1]
         roles = button_roles(c.buttons, self.lexicon, c.kind)
-        CACHE.slot(obs)[VERDICT_KEY] = (score, c.bounds, [(b.bounds, r) for b, r in zip(c.buttons, roles)], c.kind)
+        CACHE.slot(obs)[VERDICT_KEY] = ScreenVerdict(score, c.bounds, [(b.bounds, r) for b, r in zip(c.buttons, roles)],
+                                                     c.kind)
 
     def _tapped_interruption(self, obs: Observation, point: tuple[int, int]) -> Optional[str]:
         """The role of what a touch at ``point`` hit inside an interruption on ``obs``
@@ -173,8 +186,8 @@ class InterferenceDiagnoser(Diagnoser):
                 sc = c.structural_score + score_text(c, self.lexicon)[0]
                 if best is None or sc > best[0]:
                     roles = button_roles(c.buttons, self.lexicon, c.kind)
-                    best = (sc, c.bounds, [(b.bounds, r) for b, r in zip(c.buttons, roles)], c.kind)
-            verdict = best or (0.0, None, [], "")
+                    best = ScreenVerdict(sc, c.bounds, [(b.bounds, r) for b, r in zip(c.buttons, roles)], c.kind)
+            verdict = best or NO_VERDICT
         score, bounds, buttons, kind = verdict
         if bounds is None or score < self.config.min_score or not _inside(point, bounds):
             return None
@@ -198,7 +211,7 @@ class InterferenceDiagnoser(Diagnoser):
         elif role is None or not compare(prev.observation, ctx.observation).changed:
             # not a tap into an interruption: is this still the flow page of the step before?
             before = CACHE.slot(prev.observation).get(VERDICT_KEY)
-            if before is None or before[3] != "flow" or before[0] < self.config.min_score:
+            if before is None or before.kind != "flow" or before.score < self.config.min_score:
                 return None
             if a.action_type in ("navigate_back", "navigate_home", "open_app", "app_switch"):
                 return None
@@ -221,7 +234,7 @@ class InterferenceDiagnoser(Diagnoser):
         """The step before was on a flow page and this screen is still that page."""
         prev = ctx.previous
         before = CACHE.slot(prev.observation).get(VERDICT_KEY) if prev is not None else None
-        if before is None or before[3] != "flow" or before[0] < self.config.min_score:
+        if before is None or before.kind != "flow" or before.score < self.config.min_score:
             return False
         sim = label_similarity(screen_tree(prev.observation), screen_tree(ctx.observation))
         return sim is not None and sim >= FLOW_SAME_PAGE
@@ -332,9 +345,9 @@ class InterferenceDiagnoser(Diagnoser):
             return None
         a = prev.step.action
         before = CACHE.slot(prev.observation).get(VERDICT_KEY)
-        if before is None or before[0] < self.config.min_score:
+        if before is None or before.score < self.config.min_score:
             return None
-        if before[3] == "flow":
+        if before.kind == "flow":
             if a.action_type in ("navigate_back", "navigate_home", "open_app", "app_switch"):
                 return None
             sim = text_similarity(prev.observation, ctx.observation)
