@@ -24,7 +24,6 @@ from ttir import ocr
 from ttir.types import Action, Observation, UIElement
 
 FAILED_DUMP = "uiautomator dump failed: ERROR: could not get idle state."  # what a busy screen answers
-_INDEXED = ("click", "long_press", "double_tap", "input_text", "scroll")
 
 
 class TreeLossMagnitude(Magnitude):
@@ -123,14 +122,9 @@ class A11yTreeEmpty(Perturbation):
         """An ``index`` refers to the lines of text the agent was shown, not to the
         device's own nodes: turn it into their point."""
         shown = ctx.shown
-        if (action.index is None or action.action_type not in _INDEXED or shown is None or shown.source == "tree"
-                or not 0 <= action.index < len(shown.elements)):
+        if shown is None or shown.source == "tree":
             return action
-        x, y = shown.elements[action.index].center
-        data = action.model_dump(exclude_none=True)
-        data.pop("index")
-        data.update(x=x, y=y)
-        return Action(**data)
+        return action.by_coordinates(shown.elements)
 
 
 def _bare_root(obs: Observation) -> Observation:

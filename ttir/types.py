@@ -454,6 +454,7 @@ ActionType = Literal[
 ]
 ACTION_TYPES: tuple[str, ...] = ActionType.__args__  # type: ignore[attr-defined]
 TOUCH_TYPES = ("click", "long_press", "double_tap")
+INDEXED_TYPES = (*TOUCH_TYPES, "input_text", "scroll")  # the action types that may name an element by index
 SCROLL_DIRECTIONS = ("up", "down", "left", "right")
 GOAL_STATUSES = ("complete", "infeasible")
 _NO_ARG_TYPES = ("navigate_back", "navigate_home", "keyboard_enter", "app_switch")
@@ -591,6 +592,18 @@ class Action(BaseModel):
     @property
     def is_touch(self) -> bool:
         return self.action_type in TOUCH_TYPES
+
+    def by_coordinates(self, elements: list[UIElement]) -> "Action":
+        """This action with ``index`` replaced by the centre of ``elements[index]`` — for a device whose
+        screen is not the list the agent was shown (an overlay drawn over it, a tree read from pixels).
+        Unchanged when it names no element of ``elements``."""
+        if self.index is None or self.action_type not in INDEXED_TYPES or not 0 <= self.index < len(elements):
+            return self
+        x, y = elements[self.index].center
+        data = self.model_dump(exclude_none=True)
+        data.pop("index")
+        data.update(x=x, y=y)
+        return Action(**data)
 
     def point(self, elements: Optional[list[UIElement]] = None) -> Optional[tuple[int, int]]:
         """The screen point the action targets (x/y, or the centre of ``elements[index]``)."""

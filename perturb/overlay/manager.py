@@ -19,7 +19,6 @@ from ttir.types import Action, Observation
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext
 
-_INDEXED = ("click", "long_press", "double_tap", "input_text", "scroll")
 
 
 class OverlayManager:
@@ -99,12 +98,6 @@ class OverlayManager:
     def _resolve_index(self, action: Action, ctx: "PerturbationContext") -> Action:
         """An ``index`` refers to the elements the agent was shown; turn it into a point."""
         shown = ctx.shown
-        if action.index is None or action.action_type not in _INDEXED or not self._drawn or shown is None:
+        if not self._drawn or shown is None:
             return action
-        if not (0 <= action.index < len(shown.elements)):
-            return action
-        x, y = shown.elements[action.index].center
-        data = action.model_dump(exclude_none=True)
-        data.pop("index")
-        data.update(x=x, y=y)
-        return Action(**data)
+        return action.by_coordinates(shown.elements)
