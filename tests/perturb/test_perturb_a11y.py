@@ -112,6 +112,7 @@ def test_pixels_only_needs_no_extra_and_the_default_says_the_extra_is_needed(mon
     assert seen[1].source == "pixels" and seen[1].elements == [] and seen[1].screenshot is not None
 
 
+@needs_ocr  # the spec reads text from pixels: without the extra it is refused at load, by design
 def test_a_spec_runs_its_grid_under_a_perturbation():
     from pathlib import Path
 
