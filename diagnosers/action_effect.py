@@ -142,7 +142,7 @@ class ActionEffectDiagnoser(Diagnoser):
                    "intended_targets": intended_targets(rec.step), "region_changed_pixels": region_px,
                    "tree_similarity": ch.tree_similarity, "changed_pixels": ch.pixels}
         if not ch.changed and not region_changed:
-            absent = self._absent_target(rec, ti)
+            absent = self._absent_target(rec, ti, ctx_history)
             if absent is not None:  # the exceptions below assume the tap reached the control it meant
                 details["absent_target"] = absent
                 return self._f("no", 0.8, f"the step names {absent!r}, which is nowhere on the screen it was "
@@ -168,7 +168,7 @@ class ActionEffectDiagnoser(Diagnoser):
             details["missed_target"] = missed
             return self._f("no", 0.7, f"the tap landed on {_name(target)}, not on the {missed['label']!r} the step "
                                       "names, which is elsewhere on screen", details)
-        absent = self._absent_target(rec, ti)
+        absent = self._absent_target(rec, ti, ctx_history)
         if absent is not None:
             details["absent_target"] = absent
             return self._f("no", 0.6, f"the step names {absent!r}, which is nowhere on the screen it was decided on; "
@@ -201,30 +201,28 @@ class ActionEffectDiagnoser(Diagnoser):
         return any(same_text(t, h) or contains_phrase(h, t) for t in named for h in hit if h)
 
     @staticmethod
-    def _absent_target(rec: StepRecord, ti: Optional[int]) -> Optional[str]:
+    def _absent_target(rec: StepRecord, ti: Optional[int], history: Optional[list[StepRecord]] = None) -> Optional[str]:
         """The target the summary names in quotes, when nothing on the screen the step
         was decided on carries that name and the tap hit something else: the agent
         aimed at a control that was not there (a stale coordinate replayed on another
-        screen, a pop-up in the way)."""
+        screen, a pop-up in the way). Only when the agent's words are the screens' words:
+        some earlier step of ``history`` named a target its screen did carry — an agent
+        narrating in English on a phone in Spanish names "Pause" over "Pausar" on every
+        step, and that is no evidence of a missed tap."""
         before = rec.observation
         if ti is None or not screen_tree(before).has_tree:
             return None
-        named = [normalize(q) for q in quoted(rec.step.summary)]
-        named = [q for q in named if len(q) >= 2]
+        named = _quoted_names(rec)
         if not named:
             return None
         hit = [normalize(h) for h in labels_around(before, ti) if h]
-        names: list[str] = []
-        for e in before.elements:
-            names.extend(normalize(n) for n in (e.text, e.content_desc, e.hint) if n)
-            if e.resource_id:
-                names.append(normalize(e.resource_id.split("/", 1)[-1].replace("_", " ")))
         for q in named:
-            qq = q.replace("_", " ")
-            if any(same_text(qq, n) or contains_phrase(n, qq) or contains_phrase(qq, n) for n in hit):
+            if any(same_text(q, n) or contains_phrase(n, q) or contains_phrase(q, n) for n in hit):
                 return None
-            if any(same_text(qq, n) or contains_phrase(n, qq) for n in names if n):
-                return None
+        if _names_found(named, before):
+            return None
+        if history is not None and not _agent_speaks_the_screens_language(history[:-1]):
+            return None
         return named[0]
 
     @staticmethod
@@ -423,3 +421,30 @@ def _name(e: Any) -> str:
         return "nothing"
     label = e.text or e.content_desc or e.resource_id.split("/", 1)[-1] or e.class_name.rsplit(".", 1)[-1]
     return repr(label)
+
+
+AGREEMENT_LOOKBACK = 12  # earlier steps searched for one whose named target its screen carried
+
+
+def _quoted_names(rec: StepRecord) -> list[str]:
+    """The targets a step's summary names in quotes, normalised (``_`` as a space)."""
+    return [q.replace("_", " ") for q in (normalize(q) for q in quoted(rec.step.summary)) if len(q) >= 2]
+
+
+def _names_found(named: list[str], obs: Observation) -> bool:
+    """Whether some element of ``obs`` carries one of ``named`` (text, description, hint or id)."""
+    names: list[str] = []
+    for e in obs.elements:
+        names.extend(normalize(n) for n in (e.text, e.content_desc, e.hint) if n)
+        if e.resource_id:
+            names.append(normalize(e.resource_id.split("/", 1)[-1].replace("_", " ")))
+    return any(same_text(q, n) or contains_phrase(n, q) for q in named for n in names if n)
+
+
+def _agent_speaks_the_screens_language(earlier: list[StepRecord]) -> bool:
+    """Some recent earlier step named a target that its screen carried."""
+    for r in earlier[-AGREEMENT_LOOKBACK:]:
+        named = _quoted_names(r)
+        if named and screen_tree(r.observation).has_tree and _names_found(named, r.observation):
+            return True
+    return False
