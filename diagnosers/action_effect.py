@@ -142,7 +142,7 @@ class ActionEffectDiagnoser(Diagnoser):
                    "intended_targets": intended_targets(rec.step), "region_changed_pixels": region_px,
                    "tree_similarity": ch.tree_similarity, "changed_pixels": ch.pixels}
         if not ch.changed and not region_changed:
-            absent = self._absent_target(rec, ti, ctx_history)
+            absent = self._absent_target(rec, ti)  # nothing changed: a missing name says why, in any language
             if absent is not None:  # the exceptions below assume the tap reached the control it meant
                 details["absent_target"] = absent
                 return self._f("no", 0.8, f"the step names {absent!r}, which is nowhere on the screen it was "
@@ -205,10 +205,11 @@ class ActionEffectDiagnoser(Diagnoser):
         """The target the summary names in quotes, when nothing on the screen the step
         was decided on carries that name and the tap hit something else: the agent
         aimed at a control that was not there (a stale coordinate replayed on another
-        screen, a pop-up in the way). Only when the agent's words are the screens' words:
-        some earlier step of ``history`` named a target its screen did carry — an agent
-        narrating in English on a phone in Spanish names "Pause" over "Pausar" on every
-        step, and that is no evidence of a missed tap."""
+        screen, a pop-up in the way). Given ``history`` (the tap did change the screen),
+        only when the agent's words are the screens' words: some earlier step named a
+        target its screen did carry — an agent narrating in English on a phone in
+        Spanish names "Pause" over "Pausar" on every step, and that is no evidence of a
+        missed tap."""
         before = rec.observation
         if ti is None or not screen_tree(before).has_tree:
             return None

@@ -252,3 +252,23 @@ def test_figure_10_on_the_simulator():
                                                           history=[StepRecord(observation=before, step=step)]))
     assert f.problem and f.details["landed_in"]["resource_id"].endswith(":id/company")
     assert f.details["intended_field"]["resource_id"].endswith(":id/phone")
+
+
+def test_a_name_missing_from_a_translated_screen_is_no_missed_tap_when_the_tap_worked():
+    """An agent narrating in English on a phone in Spanish names "Pause" over "Pausar": when the tap changed
+    the screen and no earlier step's named target was on its screen either, the missing name is no evidence."""
+    from diagnosers import ActionEffectDiagnoser
+
+    home = dump("home_screen")
+    opened = dump("recipe_list")
+    contacts = next(e for e in home.elements if e.text == "Contacts")
+    translated = [e.model_copy(update={"text": "Contactos", "content_desc": "Contactos"}) if e.text == "Contacts" else e
+                  for e in home.elements]
+    screen = home.replace(elements=translated)
+    step = rec(screen, tap(*contacts.center), 'Tap "Contacts"')
+    f = ActionEffectDiagnoser().diagnose(ctx("Open Contacts", opened, [step]))
+    assert "nowhere on the screen" not in f.evidence[0]
+    # ... while an agent whose earlier named target was on its screen is held to its words
+    earlier = rec(home, tap(*contacts.center), 'Tap "Contacts"')
+    f = ActionEffectDiagnoser().diagnose(ctx("Open Contacts", opened, [earlier, step]))
+    assert f.verdict == "no" and "nowhere on the screen" in f.evidence[0]
