@@ -27,6 +27,7 @@ from ttir.errors import ConfigError, unknown_name
 from ttir.deadline import model_deadline, paused_deadline
 from ttir.report import GuardReport, SessionRecord, StepUsage
 from ttir.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
+from ttir.vlm import run_sync
 
 HISTORY_LIMIT = 64
 
@@ -65,16 +66,6 @@ def _rules(d: Any, ctx: Any) -> Any:
     """The free tier of diagnoser ``d`` (one without ``rules`` is a rule itself)."""
     rules = getattr(d, "rules", None)
     return rules(ctx) if callable(rules) else d.diagnose(ctx)
-
-
-def _run_sync(coro: Any) -> Any:
-    """Drive a coroutine that never suspends (the sync path) to its result."""
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        return stop.value
-    coro.close()
-    raise RuntimeError("the guard's sync path tried to suspend; use an async agent for async components")
 
 
 class _Core:
@@ -439,7 +430,7 @@ class GuardedAgent:
         self._core.reset(goal)
 
     def step(self, obs: Observation) -> AgentStep:
-        return _run_sync(self._core.step(obs))
+        return run_sync(self._core.step(obs), "the guard's sync path (use an async agent for async components)")
 
     @property
     def report(self) -> GuardReport:

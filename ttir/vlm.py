@@ -526,9 +526,9 @@ class VLMClient:
                 usage.attempts += 1
                 return client.chat.completions.create(**request, timeout=self._attempt_timeout())
 
-            return Retrying(**self._retry_kwargs(waits, give_up))(attempt)  # never suspends: driven by _run_sync
+            return Retrying(**self._retry_kwargs(waits, give_up))(attempt)  # never suspends: driven by run_sync
 
-        return _run_sync(self._converse(send, messages, schema, temperature, max_tokens, parse, context))
+        return run_sync(self._converse(send, messages, schema, temperature, max_tokens, parse, context))
 
     async def _acall(self, prompt, images, schema, system, temperature, max_tokens, *, parse: bool,
                      context: Optional[dict[str, Any]] = None) -> VLMResult:
@@ -712,14 +712,15 @@ def _reask_prompt(bad: VLMBadReply) -> str:
     return prompts.load("reask").render(error=fence("why the reply could not be used", quote(why, 400)))
 
 
-def _run_sync(coro: Any) -> Any:
-    """Drive a coroutine that never suspends (the sync path of :meth:`VLMClient._converse`)."""
+def run_sync(coro: Any, what: str = "the VLM client's sync path") -> Any:
+    """Drive a coroutine that never suspends to its result: logic written once as ``async`` and
+    run synchronously (the client's :meth:`VLMClient._converse`, the guard's core)."""
     try:
         coro.send(None)
     except StopIteration as stop:
         return stop.value
     coro.close()
-    raise RuntimeError("the VLM client's sync path tried to suspend")
+    raise RuntimeError(f"{what} tried to suspend")
 
 
 def _reply_of(response: Any, usage: CallUsage) -> tuple[str, Optional[str]]:
