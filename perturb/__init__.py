@@ -1,5 +1,6 @@
-"""Perturbations: the 24 AndroidReality perturbations, the 10 AnTrap traps and five beyond the
-paper (``EXTENSIONS``: UI language, gesture navigation, what's-new dialogs, first-run gates, System UI not responding), over any device.
+"""Perturbations: the 24 AndroidReality perturbations, the 10 AnTrap traps and six beyond the
+paper (``EXTENSIONS``: UI language, gesture navigation, what's-new dialogs, first-run gates, System UI
+not responding, an empty accessibility tree), over any device.
 
 ``make(name, **overrides)`` builds one from its YAML profile; ``REGISTRY`` lists them;
 ``PerturbedDevice(device, perturbations, seed=…)`` runs them around any device."""
