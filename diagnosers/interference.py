@@ -137,7 +137,7 @@ class InterferenceDiagnoser(Diagnoser):
                 return None
             feats["unrequested_shade"] = W_UNREQUESTED_SHADE
         feats["lexicon"] = lex
-        roles = button_roles(c.buttons, self.lexicon, c.kind)
+        roles = button_roles(c.buttons, self.lexicon, c.kind, c.texts)
         if "dismiss" in roles and (lex > 0 or sum(c.features.values()) >= 0.45):
             feats["decline_button"] = W_DISMISS_BUTTON
         needed = intents_for(c.kind, shared_intents(ctx.goal, c.texts, c.package, app_names(ctx)))
@@ -169,7 +169,7 @@ class InterferenceDiagnoser(Diagnoser):
             CACHE.slot(obs)[VERDICT_KEY] = NO_VERDICT
             return
         score, c = best[0], best[1]
-        roles = button_roles(c.buttons, self.lexicon, c.kind)
+        roles = button_roles(c.buttons, self.lexicon, c.kind, c.texts)
         CACHE.slot(obs)[VERDICT_KEY] = ScreenVerdict(score, c.bounds, [(b.bounds, r) for b, r in zip(c.buttons, roles)],
                                                      c.kind)
 
@@ -185,7 +185,7 @@ class InterferenceDiagnoser(Diagnoser):
                     continue
                 sc = c.structural_score + score_text(c, self.lexicon)[0]
                 if best is None or sc > best[0]:
-                    roles = button_roles(c.buttons, self.lexicon, c.kind)
+                    roles = button_roles(c.buttons, self.lexicon, c.kind, c.texts)
                     best = ScreenVerdict(sc, c.bounds, [(b.bounds, r) for b, r in zip(c.buttons, roles)], c.kind)
             verdict = best or NO_VERDICT
         score, bounds, buttons, kind = verdict
@@ -386,7 +386,7 @@ class InterferenceDiagnoser(Diagnoser):
 
     # -- details ------------------------------------------------------------------------
     def _details(self, c: Candidate, score: float, feats: dict[str, float], hits: dict[str, float]) -> dict[str, Any]:
-        roles = button_roles(c.buttons, self.lexicon, c.kind)
+        roles = button_roles(c.buttons, self.lexicon, c.kind, c.texts)
         buttons = [b.to_dict(r) for b, r in zip(c.buttons, roles)]
         order = {"dismiss": 0, "neutral": 1, "engage": 2}
         return {

@@ -41,6 +41,7 @@ class RoleVocabulary:
     rank: dict[str, int]  # normalised phrase -> preference within its file's list
     ids: dict[str, str]  # short resource id -> role
     inner: tuple[tuple[str, Pattern[str]], ...]  # phrases that also count inside a longer label, longest first
+    agreement: tuple[Pattern[str], ...] = ()  # words of a dialog that asks the user to agree (see roles/README.md)
 
     def phrase_role(self, text: str) -> Optional[str]:
         """The role of a label: the whole label first, then the longest phrase inside it
@@ -56,6 +57,11 @@ class RoleVocabulary:
                 return self.exact[phrase]
         return None
 
+    def asks_agreement(self, texts: list[str]) -> bool:
+        """Does a dialog with these texts ask the user to agree to terms or give consent?"""
+        blob = " | ".join(norm(t) for t in texts if t)
+        return any(rx.search(blob) for rx in self.agreement)
+
     def id_role(self, resource_id: str) -> Optional[str]:
         if not resource_id:
             return None
@@ -70,6 +76,13 @@ def _inner_pattern(phrase: str) -> Optional[Pattern[str]]:
     return re.compile(rf"(?<![\w/.:]){re.escape(phrase)}(?![\w/.])")
 
 
+def _word_pattern(phrase: str) -> Pattern[str]:
+    """Whole words in Latin scripts; CJK phrases anywhere."""
+    if _CJK.search(phrase):
+        return re.compile(re.escape(phrase))
+    return re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)")
+
+
 @lru_cache(maxsize=1)
 def vocabulary() -> RoleVocabulary:
     import yaml
@@ -79,12 +92,16 @@ def vocabulary() -> RoleVocabulary:
     where: dict[str, str] = {}
     rank: dict[str, int] = {}
     ids: dict[str, str] = {}
+    agreement: list[Pattern[str]] = []
     for entry in sorted(folder.iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".yaml"):
             continue
         data = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
         for role, phrases in data.items():
             if role == "language":
+                continue
+            if role == "agreement":
+                agreement.extend(_word_pattern(norm(str(w))) for w in phrases or [])
                 continue
             if role not in ROLES:
                 raise ValueError(f"ttir/data/roles/{entry.name}: {role!r} is not a role; expected one of {', '.join(ROLES)}")
@@ -103,7 +120,7 @@ def vocabulary() -> RoleVocabulary:
                 where.setdefault(p, entry.name)
                 rank.setdefault(p, i)
     inner = tuple((p, rx) for p in sorted(exact, key=len, reverse=True) if (rx := _inner_pattern(p)) is not None)
-    return RoleVocabulary(exact=exact, rank=rank, ids=ids, inner=inner)
+    return RoleVocabulary(exact=exact, rank=rank, ids=ids, inner=inner, agreement=tuple(agreement))
 
 
 def control_role(e: UIElement) -> Optional[str]:
@@ -119,11 +136,12 @@ def role_of(e: UIElement) -> str:
     return _resolved(control_role(e), has_decline=False)
 
 
-def resolve_roles(raw: list[Optional[str]], *, unnamed: str = "neutral") -> list[str]:
+def resolve_roles(raw: list[Optional[str]], *, unnamed: str = "neutral", asks_agreement: bool = False) -> list[str]:
     """Roles for the controls of one dialog: acknowledge dismisses when it is the only
-    way out and engages when a decline exists; an unknown control gets ``unnamed``."""
-    has_decline = "dismiss" in raw
-    return [_resolved(r, has_decline, unnamed) for r in raw]
+    way out and engages when a decline exists or the dialog asks the user to agree
+    (there OK is consent); an unknown control gets ``unnamed``."""
+    engages = "dismiss" in raw or asks_agreement
+    return [_resolved(r, engages, unnamed) for r in raw]
 
 
 def _resolved(r: Optional[str], has_decline: bool, unnamed: str = "neutral") -> str:

@@ -178,7 +178,7 @@ def tapped_into_interruption(prev_obs: Observation, point: Optional[tuple[int, i
             continue
         if c.kind in CLOSING_KINDS:
             return "dismiss"  # any answer closes a permission request or an "isn't responding" dialog
-        for b, role in zip(c.buttons, button_roles(c.buttons, lex, c.kind)):
+        for b, role in zip(c.buttons, button_roles(c.buttons, lex, c.kind, c.texts)):
             bx1, by1, bx2, by2 = b.bounds
             if bx1 <= x < bx2 and by1 <= y < by2:
                 return role

@@ -111,17 +111,19 @@ def _buttons(obs: Observation, tree: ScreenTree, members: list[int]) -> list[But
     return out
 
 
-def button_roles(buttons: list[Button], lexicon: Lexicon, kind: str = "") -> list[str]:
+def button_roles(buttons: list[Button], lexicon: Lexicon, kind: str = "", texts: Optional[list[str]] = None) -> list[str]:
     """A role per button (dismiss / engage / destructive / neutral) from the shared
     vocabulary: its label, else Android's own id (permission and "isn't responding"
     buttons, an AlertDialog's button1/2/3). "OK"-like labels dismiss when they are the
-    only way out and engage when a decline exists; on a heads-up banner an unnamed
-    control (the banner itself) opens the notification."""
+    only way out and engage when a decline exists or ``texts`` ask the user to agree
+    (OK is consent there); on a heads-up banner an unnamed control (the banner itself)
+    opens the notification."""
     v = vocabulary()
     raw = [lexicon.role(b.label) or v.id_role(b.resource_id) for b in buttons]
     if kind == "crash":  # the app already stopped: closing it destroys nothing
         raw = ["dismiss" if r == "destructive" else r for r in raw]
-    return resolve_roles(raw, unnamed="engage" if kind == "heads_up" else "neutral")
+    agree = bool(texts) and "acknowledge" in raw and v.asks_agreement(texts or [])
+    return resolve_roles(raw, unnamed="engage" if kind == "heads_up" else "neutral", asks_agreement=agree)
 
 
 def _title(obs: Observation, members: list[int]) -> str:
@@ -260,7 +262,7 @@ def _extract(obs: Observation) -> list[Candidate]:
             c.features["system_signature"] = W_SYSTEM_SIGNATURE
             out.append(c)
             continue
-        if ikind is not None:
+        if ikind is not None and not _navigated_page(obs, tree, e, members):
             c = _make(obs, tree, r, ikind, True, r)
             c.features["interrupter_package"] = W_INTERRUPTER_PACKAGE
             out.append(c)
@@ -340,6 +342,12 @@ def _takeover(obs: Observation, tree: ScreenTree, root: int, members: list[int],
     if gate is None and not ad:
         return None
     c = _make(obs, tree, root, "takeover", True, root)
+    if inside:
+        # a dialog drawn inside the page is a candidate of its own: its words, ids and
+        # buttons are not the page's (a promo sheet over a feed does not make the feed a gate)
+        c.members = [j for j in c.members if j not in inside]
+        c.texts = [t for j in c.members for t in (obs.elements[j].text, obs.elements[j].content_desc) if t]
+        c.buttons = [b for b in c.buttons if b.index not in inside]
     if gate is not None:
         c.features.update(gate)
     if ad:
@@ -380,6 +388,8 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     texts = [obs.elements[j].text or obs.elements[j].content_desc for j in members if j not in inside]
     fields = sum(1 for j in members if j not in inside and obs.elements[j].editable)
     sign_in = fields <= 3 and password + len(sign_in_controls) + ("sign_in" in dialog_intents(texts)) >= 2
+    if _has_navigation_bar(obs, tree, members, inside):
+        return None  # the app's tab bar: this is its content, not a gate before it
     dots = _indicator_row(obs, small)
     if dots:
         controls.add("dots")
@@ -396,10 +406,48 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
         feats["carousel"] = W_CAROUSEL
     if sign_in:
         feats["sign_in_wall"] = W_SIGN_IN_WALL  # the goal asking to sign in makes it the task's own (intents)
-    ids = {short_id(obs.elements[j].resource_id).replace("_", "") for j in members if obs.elements[j].resource_id}
+    ids = {short_id(obs.elements[j].resource_id).replace("_", "") for j in members
+           if j not in inside and obs.elements[j].resource_id}
     if any(h.replace("_", "") in i for i in ids for h in g.id_hints):
         feats["gate_ids"] = W_GATE_IDS
     return feats
+
+
+def _has_navigation_bar(obs: Observation, tree: ScreenTree, members: list[int], inside: set[int]) -> bool:
+    """A tab bar / bottom navigation: a container with a navigation id or class in the
+    bottom fifth of the screen holding three or more clickable items side by side."""
+    g = gates()
+    w, h = tree.size
+    for j in members:
+        if j in inside:
+            continue
+        e = obs.elements[j]
+        name = (short_id(e.resource_id) + " " + e.class_name.rsplit(".", 1)[-1]).lower()
+        if e.bounds[1] < 0.8 * h or (e.bounds[2] - e.bounds[0]) < 0.6 * w or not any(k in name for k in g.navigation_hints):
+            continue
+        items = [k for k in tree.subtree(j)[1:] if obs.elements[k].clickable and obs.elements[k].area > 0]
+        if len({obs.elements[k].bounds[0] // max(1, w // 12) for k in items}) >= 3:
+            return True
+    return False
+
+
+def _navigated_page(obs: Observation, tree: ScreenTree, root: UIElement, members: list[int]) -> bool:
+    """A full-screen page with an up arrow in its toolbar: a page the user navigated
+    into (Safety Center of the permission controller, a Play Store page), not a prompt."""
+    w, h = tree.size
+    x1, y1, x2, y2 = root.bounds
+    if (x2 - x1) * (y2 - y1) < 0.8 * w * h:
+        return False
+    g = gates()
+    for j in members:
+        e = obs.elements[j]
+        if not e.clickable or e.bounds[0] > 0.05 * w or e.bounds[2] > 0.2 * w or e.bounds[3] > 0.15 * h:
+            continue
+        p = e.parent
+        if p is not None and any(k in (short_id(obs.elements[p].resource_id) + " "
+                                       + obs.elements[p].class_name.rsplit(".", 1)[-1]).lower() for k in g.toolbar_hints):
+            return True
+    return False
 
 
 def _indicator_row(obs: Observation, small: list[int]) -> bool:
@@ -444,6 +492,8 @@ class GateKnowledge:
     forward: frozenset[str]
     skip: frozenset[str]
     sign_in: frozenset[str]
+    navigation_hints: tuple[str, ...] = ()
+    toolbar_hints: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -453,7 +503,9 @@ def gates() -> GateKnowledge:
                          id_hints=tuple(str(v).lower() for v in data.get("id_hints") or []),
                          forward=frozenset(norm(str(v)) for v in data.get("forward") or []),
                          skip=frozenset(norm(str(v)) for v in data.get("skip") or []),
-                         sign_in=frozenset(norm(str(v)) for v in data.get("sign_in") or []))
+                         sign_in=frozenset(norm(str(v)) for v in data.get("sign_in") or []),
+                         navigation_hints=tuple(str(v).lower() for v in data.get("navigation_hints") or []),
+                         toolbar_hints=tuple(str(v).lower() for v in data.get("toolbar_hints") or []))
 
 
 overlay_candidates = cached("overlays")(_extract)

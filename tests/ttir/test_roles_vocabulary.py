@@ -35,7 +35,7 @@ def test_a_phrase_has_one_role_across_all_files():
         if not f.name.endswith(".yaml") or f.name == "ids.yaml":
             continue
         for role, phrases in yaml.safe_load(f.read_text(encoding="utf-8")).items():
-            if role == "language":
+            if role in ("language", "agreement"):  # not roles: a dialog's wording, not a control's
                 continue
             for p in phrases:
                 assert isinstance(p, str), f"{f.name}: {p!r} is not a string"
@@ -82,3 +82,16 @@ def test_the_diagnosers_and_the_recoveries_read_the_same_roles():
     for label in ("Close app", "Wait", "Not now", "Update now", "Deny", "Rate now"):
         assert lex.role(label) == vocabulary().phrase_role(label)
         assert role_of(el(label)) in (lex.role(label), "dismiss")
+
+
+def test_a_lone_ok_on_a_dialog_that_asks_to_agree_is_consent_not_a_way_out():
+    from diagnosers.signals.overlays import Button, button_roles
+
+    ok = [Button(label="OK", bounds=(0, 0, 10, 10), resource_id="android:id/button1", index=1)]
+    lex = load_lexicon()
+    terms = ["You need to agree to the terms regarding saved data storage."]
+    assert button_roles(ok, lex, "window", terms) == ["engage"]
+    assert button_roles(ok, lex, "window", ["Sync finished."]) == ["dismiss"]
+    assert button_roles(ok, lex, "window", ["请阅读并同意用户协议"]) == ["engage"]
+    assert resolve_roles(["acknowledge"], asks_agreement=True) == ["engage"]
+    assert not vocabulary().asks_agreement(["Disagreement resolved"])  # whole words only
