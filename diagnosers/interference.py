@@ -119,7 +119,7 @@ class InterferenceDiagnoser(Diagnoser):
                                      f"strongest overlay candidate ({best[1].kind}, {best[1].title!r}) scores {top:.2f}"],
                            details={"candidates": [self._brief(x) for x in scored]})
         score, c, feats, hits = best
-        details = self._details(c, score, feats, hits)
+        details = self._details(obs, c, score, feats, hits)
         details["candidates"] = [self._brief(x) for x in scored if x[1] is not c]
         why = (f"{c.kind} from {c.package or '?'} titled {c.title!r}: score {score:.2f} "
                f"({', '.join(f'{k} {v:+.2f}' for k, v in feats.items() if v)})")
@@ -385,7 +385,8 @@ class InterferenceDiagnoser(Diagnoser):
                        evidence=["no UI tree; no dimmed backdrop in the screenshot"], details={})
 
     # -- details ------------------------------------------------------------------------
-    def _details(self, c: Candidate, score: float, feats: dict[str, float], hits: dict[str, float]) -> dict[str, Any]:
+    def _details(self, obs: Observation, c: Candidate, score: float, feats: dict[str, float],
+                 hits: dict[str, float]) -> dict[str, Any]:
         roles = button_roles(c.buttons, self.lexicon, c.kind, c.texts)
         buttons = [b.to_dict(r) for b, r in zip(c.buttons, roles)]
         order = {"dismiss": 0, "neutral": 1, "engage": 2}
@@ -401,6 +402,10 @@ class InterferenceDiagnoser(Diagnoser):
             "features": {k: round(v, 3) for k, v in feats.items() if v},
             "lexicon_hits": sorted(hits),
             "dismiss_hint": _dismiss_hint(c.kind, roles),
+            # a page that asks for input (a code, a form) wants the user's own answer: no
+            # recovery taps its way on
+            "asks_input": c.kind in ("takeover", "flow") and any(obs.elements[j].editable for j in c.members
+                                                                    if 0 <= j < len(obs.elements)),
             "element_index": c.index,
         }
 

@@ -9,6 +9,7 @@ classes, resource ids, bounds and text.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Optional
@@ -145,7 +146,31 @@ def _dialog_like(e: UIElement) -> bool:
     cls = e.class_name.lower().rsplit(".", 1)[-1]
     if sid and (sid in k.dialog_id_hints or any(h in sid for h in k.dialog_id_hints if len(h) > 4)):
         return True
+    if norm(e.content_desc) in k.dialog_class_hints:
+        return True  # frameworks that name the pane ("Dialog") where ids are obfuscated
     return any(h in cls for h in k.dialog_class_hints)
+
+
+def _floating_box(obs: Observation, tree: ScreenTree, j: int) -> bool:
+    """A dialog by its geometry, whatever its ids: a centred box narrower than the
+    screen, with text and at most three buttons, held by a full-screen backdrop that
+    catches taps (the scrim that closes it)."""
+    w, h = tree.size
+    e = obs.elements[j]
+    x1, y1, x2, y2 = e.bounds
+    if not (0.5 * w <= x2 - x1 <= 0.94 * w) or y2 - y1 > 0.7 * h or abs((x1 + x2) / 2 - w / 2) > 0.05 * w:
+        return False
+    sub = tree.subtree(j)
+    buttons = [k for k in sub[1:] if obs.elements[k].clickable]
+    if not 1 <= len(buttons) <= 3 or not any(obs.elements[k].text for k in sub):
+        return False
+    p, depth = e.parent, 0
+    while p is not None and depth < 3:
+        a = obs.elements[p]
+        if a.clickable and a.area >= 0.85 * w * h:
+            return True
+        p, depth = a.parent, depth + 1
+    return False
 
 
 def _has_scrim(obs: Observation, tree: ScreenTree, container: int, root: int) -> bool:
@@ -292,7 +317,7 @@ def _extract(obs: Observation) -> list[Candidate]:
         for j in members[1:]:
             if j in inside:
                 continue
-            if tree.children.get(j) and _dialog_like(obs.elements[j]):
+            if tree.children.get(j) and (_dialog_like(obs.elements[j]) or _floating_box(obs, tree, j)):
                 c = _make(obs, tree, j, "dialog", False, r)
                 c.features["dialog_container"] = W_DIALOG
                 out.append(c)
@@ -371,6 +396,8 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
             password = True
         if not (e.clickable or e.checkable or e.editable or e.long_clickable) or e.area <= 0:
             continue
+        if not e.editable and any(obs.elements[k].clickable or obs.elements[k].editable for k in tree.subtree(j)[1:]):
+            continue  # a clickable container (a form's card, a field's frame): its controls count, not it
         if e.area <= 0.003 * w * h and not (e.text or e.content_desc):
             small.append(j)
             continue
@@ -480,9 +507,15 @@ def _list_ancestor(obs: Observation, j: int, root: int) -> Optional[int]:
 
 
 def _is_forward(label: str, forward: frozenset[str], resource_id: str = "") -> bool:
-    """A gate's way on: Next / Skip / Agree … or any dismiss control (Not now)."""
+    """A gate's way on: Next / Skip / Agree … (also as the head of a longer label:
+    "Start — 3 days free →"), or any dismiss control (Not now)."""
     v = vocabulary()
-    return norm(label) in forward or (v.phrase_role(label) or v.id_role(resource_id)) == "dismiss"
+    lab = norm(label)
+    head = _FORWARD_HEAD.split(lab, maxsplit=1)[0].strip()
+    return lab in forward or head in forward or (v.phrase_role(label) or v.id_role(resource_id)) == "dismiss"
+
+
+_FORWARD_HEAD = re.compile(r"\s*[—–\-:,(→>›]\s*")  # "Continue — free for 7 days", "Next →"
 
 
 @dataclass(frozen=True)

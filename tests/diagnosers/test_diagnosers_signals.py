@@ -64,3 +64,12 @@ def test_thumbnails_and_pixel_changes():
     assert changed_pixels(a, c) > 0
     assert changed_pixels(a, c, region=(700, 300, 900, 400)) == 0  # elsewhere nothing moved
     assert thumb(a) is t  # computed once per observation
+
+
+def test_a_gates_way_on_may_lead_a_longer_label():
+    from diagnosers.signals.overlays import _is_forward, gates
+
+    fw = gates().forward
+    assert _is_forward("Commencer — 3 jours gratuits →", fw)
+    assert _is_forward("Next →", fw)
+    assert not _is_forward("Nextdoor — your neighbourhood", fw)

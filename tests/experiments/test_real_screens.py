@@ -189,3 +189,52 @@ def test_the_guard_never_engages_or_destroys_on_the_dev_split():
     assert report["guard"]["engage_or_destructive_taps"] == 0
     assert report["guard"]["actions_on_non_interference_rate"] <= 0.01
     assert not report["errors"]
+
+
+# ------------------------------------------------------------------ an app's own pop-ups (second round, dev)
+
+
+def diagnose(s):
+    return InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+
+
+def test_a_promo_sheet_over_a_feed_is_the_interruption_not_the_feed():
+    s = dev("4e034cd93101")  # Meta Verified upsell sheet over an Instagram reel
+    f = diagnose(s)
+    assert f.problem and f.details["kind"] == "dialog"
+    obs, step, source = first_guarded_step(s)
+    assert classify(s, obs, step, source) not in ("engage", "destructive")  # never "Get started"
+
+
+@pytest.mark.parametrize("screen_id", ["4c4b0e2dd815", "7766576d5926"])
+def test_the_apps_own_content_pages_are_not_pop_ups(screen_id):
+    # Safety Center drawn by the permission controller (a toolbar with an up arrow);
+    # a sponsored reel in a feed with the app's tab bar
+    s = dev(screen_id)
+    assert not diagnose(s).problem
+    _, _, source = first_guarded_step(s)
+    assert source == "agent"
+
+
+def test_a_dialog_with_obfuscated_ids_is_found_by_its_geometry():
+    s = dev("2f0295826b8b")  # TikTok's contacts prompt: a centred box over a full-screen backdrop
+    f = diagnose(s)
+    assert f.problem and f.details["kind"] == "dialog"
+    obs, step, source = first_guarded_step(s)
+    assert classify(s, obs, step, source) == "dismiss"
+
+
+@pytest.mark.parametrize("screen_id", ["f912fbe7c77a", "b9564c3b1707"])
+def test_an_account_checkpoint_is_reported_not_answered(screen_id):
+    s = dev(screen_id)  # "Confirm you're human" (a code to enter), "Upload your ID" (Submit)
+    assert diagnose(s).problem
+    obs, step, source = first_guarded_step(s)
+    assert classify(s, obs, step, source) not in ("engage", "destructive")
+
+
+def test_a_lone_ok_that_means_agree_is_not_tapped():
+    s = dev("ea558712c420")  # "You need to agree to the terms ... Please agree to all terms." [OK]
+    f = diagnose(s)
+    assert f.problem and [b["role"] for b in f.details["buttons"]] == ["engage"]
+    obs, step, source = first_guarded_step(s)
+    assert classify(s, obs, step, source) != "engage"
