@@ -470,6 +470,8 @@ def _navigated_page(obs: Observation, tree: ScreenTree, root: UIElement, members
         e = obs.elements[j]
         if not e.clickable or e.bounds[0] > 0.05 * w or e.bounds[2] > 0.2 * w or e.bounds[3] > 0.15 * h:
             continue
+        if vocabulary().phrase_role(e.text or e.content_desc) == "dismiss":
+            continue  # a Close (×) in the corner: a prompt that takes the screen, not a page navigated into
         p = e.parent
         if p is not None and any(k in (short_id(obs.elements[p].resource_id) + " "
                                        + obs.elements[p].class_name.rsplit(".", 1)[-1]).lower() for k in g.toolbar_hints):

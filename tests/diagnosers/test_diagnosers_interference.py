@@ -248,3 +248,13 @@ def test_a_full_page_paywall_is_a_gate_its_free_version_the_way_past_it():
     goal, obs = next((g, o) for g, o in shown if any((e.text or "") == "Continue with ads" for e in o.elements))
     f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=goal, observation=obs))
     assert f.problem, f.evidence
+
+
+def test_a_full_screen_prompt_with_a_close_in_the_corner_is_no_page_navigated_into():
+    """popup_security's Security Center review (the simulator's screen, kept as a fixture) is drawn
+    full screen by the permission controller with a Close (×) where a page has its up arrow: the
+    'navigated page' exemption for Safety-Center-like pages had dropped its tuning-set recall to 0.87."""
+    obs = dump("sim_security_center_review",
+               foreground="com.android.permissioncontroller/com.android.permissioncontroller.safetycenter.ui.SafetyCenterActivity")
+    f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal="Start the stopwatch in the Clock app", observation=obs))
+    assert f.problem, f.evidence
