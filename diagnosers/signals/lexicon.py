@@ -40,14 +40,19 @@ class Lexicon:
             if not 0.0 <= w <= 1.0:
                 raise ValueError(f"{source}: terms.{phrase}: weight {w} must be within 0..1")
             self.terms[flat(str(phrase))] = w
-        # longest terms first; boundaries keep "ad" out of "add" (CJK terms match anywhere)
-        self._term_res = [(t, term_pattern(t)) for t in sorted(self.terms, key=len, reverse=True)]
+        # longest terms first; boundaries keep "ad" out of "add" (CJK terms match anywhere).
+        # Each term is keyed by its first word so that a screen's text is matched only
+        # against the terms whose first word it holds (thousands of terms, ten languages)
+        self._term_res = [(t, term_pattern(t), _first_word(t)) for t in sorted(self.terms, key=len, reverse=True)]
 
     def hits(self, texts: list[str]) -> dict[str, float]:
         """Terms found in ``texts`` (each counted once) with their weights."""
         blob = " | ".join(flat(t) for t in texts if t)
+        words = set(_WORD.findall(blob))
         found: dict[str, float] = {}
-        for term, rx in self._term_res:
+        for term, rx, first in self._term_res:
+            if (first not in words) if first is not None else (term not in blob):
+                continue
             if rx.search(blob):
                 found[term] = self.terms[term]
         return found
@@ -61,6 +66,16 @@ class Lexicon:
 
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _first_word(term: str) -> Optional[str]:
+    """The first word of a Latin-script term (a screen without it cannot hold the term);
+    None for CJK terms, which match anywhere and are looked up as substrings."""
+    if _CJK.search(term):
+        return None
+    m = _WORD.search(term)
+    return m.group(0) if m else None
 
 
 def term_pattern(term: str) -> "re.Pattern[str]":
