@@ -24,8 +24,9 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 def norm(s: str) -> str:
     """Lower-case, NFKC, typographic apostrophes straightened, whitespace collapsed,
-    trailing punctuation dropped ("Not now." = "not now")."""
-    s = unicodedata.normalize("NFKC", s).replace("’", "'").replace("‘", "'").lower()
+    trailing punctuation dropped ("Not now." = "not now"); Turkish "İ" lower-cases to a
+    plain "i" ("İZİN VER" = "izin ver")."""
+    s = unicodedata.normalize("NFKC", s).replace("’", "'").replace("‘", "'").replace("İ", "i").lower()
     return " ".join(s.split()).strip(" .!?:…。！？：")
 
 

@@ -317,6 +317,8 @@ def _extract(obs: Observation) -> list[Candidate]:
         for j in members[1:]:
             if j in inside:
                 continue
+            if _list_ancestor(obs, j, r) is not None:
+                continue  # a card inside a scrolling list (an in-feed banner) scrolls away with it
             if tree.children.get(j) and (_dialog_like(obs.elements[j]) or _floating_box(obs, tree, j)):
                 c = _make(obs, tree, j, "dialog", False, r)
                 c.features["dialog_container"] = W_DIALOG
@@ -415,8 +417,8 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     texts = [obs.elements[j].text or obs.elements[j].content_desc for j in members if j not in inside]
     fields = sum(1 for j in members if j not in inside and obs.elements[j].editable)
     sign_in = fields <= 3 and password + len(sign_in_controls) + ("sign_in" in dialog_intents(texts)) >= 2
-    if _has_navigation_bar(obs, tree, members, inside):
-        return None  # the app's tab bar: this is its content, not a gate before it
+    if _has_navigation_bar(obs, tree, members, inside) or (not sign_in and _has_titled_toolbar(obs, tree, members)):
+        return None  # the app's tab bar or titled toolbar: this is its content, not a gate before it
     dots = _indicator_row(obs, small)
     if dots:
         controls.add("dots")
@@ -454,6 +456,21 @@ def _has_navigation_bar(obs: Observation, tree: ScreenTree, members: list[int], 
             continue
         items = [k for k in tree.subtree(j)[1:] if obs.elements[k].clickable and obs.elements[k].area > 0]
         if len({obs.elements[k].bounds[0] // max(1, w // 12) for k in items}) >= 3:
+            return True
+    return False
+
+
+def _has_titled_toolbar(obs: Observation, tree: ScreenTree, members: list[int]) -> bool:
+    """A toolbar across the top of the page holding its title text: the app's own chrome
+    (a settings or content page), which onboarding pages and paywalls do not have."""
+    g = gates()
+    w, h = tree.size
+    for j in members:
+        e = obs.elements[j]
+        name = (short_id(e.resource_id) + " " + e.class_name.rsplit(".", 1)[-1]).lower()
+        if e.bounds[3] > 0.2 * h or (e.bounds[2] - e.bounds[0]) < 0.8 * w or not any(k in name for k in g.toolbar_hints):
+            continue
+        if any(obs.elements[k].text and not obs.elements[k].clickable for k in tree.subtree(j)[1:]):
             return True
     return False
 

@@ -25,7 +25,8 @@ def normalize(text: str) -> str:
     if not text:
         return ""
     t = unicodedata.normalize("NFKC", text).translate(_HYPHENS).translate(_QUOTES).translate(_DQUOTES)
-    return " ".join(t.casefold().split())
+    # Turkish dotted capital I: casefold() makes "i" + a combining dot, which no term has
+    return " ".join(t.replace("İ", "i").casefold().split())
 
 
 def stem(word: str) -> str:

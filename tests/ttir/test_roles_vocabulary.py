@@ -95,3 +95,10 @@ def test_a_lone_ok_on_a_dialog_that_asks_to_agree_is_consent_not_a_way_out():
     assert button_roles(ok, lex, "window", ["请阅读并同意用户协议"]) == ["engage"]
     assert resolve_roles(["acknowledge"], asks_agreement=True) == ["engage"]
     assert not vocabulary().asks_agreement(["Disagreement resolved"])  # whole words only
+
+
+def test_turkish_dotted_capitals_read_like_the_lower_case_words():
+    from diagnosers.signals.text import normalize
+
+    assert norm("İZİN VER") == "izin ver" and normalize("Bildirimlere İzin Ver") == "bildirimlere izin ver"
+    assert vocabulary().phrase_role("İPTAL") == vocabulary().phrase_role("iptal")
