@@ -476,19 +476,27 @@ def _has_titled_toolbar(obs: Observation, tree: ScreenTree, members: list[int]) 
 
 
 def _navigated_page(obs: Observation, tree: ScreenTree, root: UIElement, members: list[int]) -> bool:
-    """A full-screen page with an up arrow in its toolbar: a page the user navigated
-    into (Safety Center of the permission controller, a Play Store page), not a prompt."""
+    """A full-screen page with an up arrow: a page the user navigated into (Safety Center
+    of the permission controller, a Play Store page), not a prompt."""
     w, h = tree.size
     x1, y1, x2, y2 = root.bounds
-    if (x2 - x1) * (y2 - y1) < 0.8 * w * h:
-        return False
+    return (x2 - x1) * (y2 - y1) >= 0.8 * w * h and _has_up_arrow(obs, tree, members)
+
+
+def _has_up_arrow(obs: Observation, tree: ScreenTree, members: list[int]) -> bool:
+    """An up / back arrow in the top-left corner (in a toolbar, or labelled so): the page
+    sits inside the app's navigation. A Close (×) there is a prompt's, not a page's."""
+    w, h = tree.size
     g = gates()
     for j in members:
         e = obs.elements[j]
         if not e.clickable or e.bounds[0] > 0.05 * w or e.bounds[2] > 0.2 * w or e.bounds[3] > 0.15 * h:
             continue
-        if vocabulary().phrase_role(e.text or e.content_desc) == "dismiss":
-            continue  # a Close (×) in the corner: a prompt that takes the screen, not a page navigated into
+        lab = e.text or e.content_desc
+        if vocabulary().phrase_role(lab) == "dismiss":
+            continue
+        if norm(lab) in g.up_labels:
+            return True
         p = e.parent
         if p is not None and any(k in (short_id(obs.elements[p].resource_id) + " "
                                        + obs.elements[p].class_name.rsplit(".", 1)[-1]).lower() for k in g.toolbar_hints):
@@ -546,6 +554,7 @@ class GateKnowledge:
     sign_in: frozenset[str]
     navigation_hints: tuple[str, ...] = ()
     toolbar_hints: tuple[str, ...] = ()
+    up_labels: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=1)
@@ -557,7 +566,8 @@ def gates() -> GateKnowledge:
                          skip=frozenset(norm(str(v)) for v in data.get("skip") or []),
                          sign_in=frozenset(norm(str(v)) for v in data.get("sign_in") or []),
                          navigation_hints=tuple(str(v).lower() for v in data.get("navigation_hints") or []),
-                         toolbar_hints=tuple(str(v).lower() for v in data.get("toolbar_hints") or []))
+                         toolbar_hints=tuple(str(v).lower() for v in data.get("toolbar_hints") or []),
+                         up_labels=frozenset(norm(str(v)) for v in data.get("up_labels") or []))
 
 
 overlay_candidates = cached("overlays")(_extract)
