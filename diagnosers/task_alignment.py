@@ -5,7 +5,12 @@ Rules:
 - the foreground app against the apps the agent used while on track (the app it
   started in, apps it opened itself, apps the goal names, apps reached from an
   on-task screen) — an app reached through an interruption (a tapped banner, an
-  ad's "Install") is off track;
+  ad's "Install") is off track; what was known about the apps is kept per screen, so
+  an app the agent wandered into stays off track after the history handed to the
+  check (the guard's last 64 steps) no longer shows how it got there;
+- the pages of an interruption's own flow (a trial offer's sign-up, an update's
+  download) after a press on its engage / neutral button, until the app's own screen
+  is back — also when the agent waits, taps past them, or leaves and enters again;
 - the bare home screen after an app or the shade was in use, when the agent did
   not press home itself and an interruption was on screen recently (goal
   drift after a dismissal);
