@@ -105,16 +105,18 @@ def _page_lexicon(obs: Any) -> float:
     return score_text(make_candidate(obs, main, "flow", True), load_lexicon(None))[0]
 
 
-@cached("overlay_signatures")
-def _overlay_signatures(obs: Any) -> frozenset:
-    """The overlay candidates on a screen (the notification shade aside), by signature."""
-    return frozenset(c.signature() for c in overlay_candidates(obs) if c.kind != "shade")
+@cached("overlay_pages")
+def _overlay_pages(obs: Any) -> frozenset:
+    """The overlay candidates on a screen (the notification shade aside), by kind, window
+    and title: the page an overlay shows, not its state (a star ticked on a rating dialog
+    brings up its Submit button, and it is still the same dialog)."""
+    return frozenset((c.kind, c.package, c.title) for c in overlay_candidates(obs) if c.kind != "shade")
 
 
 def _new_interruption(obs: Any, pressed: frozenset) -> bool:
     """An interruption is on ``obs`` that is not one of the overlays pressed on (``pressed``):
     the next page of its flow (a download's progress page after "Update"), whatever its words."""
-    return interruption_score(obs) >= INTERRUPTION_SCORE and not _overlay_signatures(obs) <= pressed
+    return interruption_score(obs) >= INTERRUPTION_SCORE and not _overlay_pages(obs) <= pressed
 
 
 def _flow_pages(ctx: DiagnosisContext, upto: int) -> set[int]:
@@ -130,7 +132,7 @@ def _flow_pages(ctx: DiagnosisContext, upto: int) -> set[int]:
             prev = hist[k - 1].observation
             role = tapped_into_interruption(prev, point_of(a, prev))
             # a press that left the same interruption in place led nowhere
-            inside = role in ("engage", "neutral") and _new_interruption(obs[k], _overlay_signatures(prev))
+            inside = role in ("engage", "neutral") and _new_interruption(obs[k], _overlay_pages(prev))
         inside = inside and interruption_score(obs[k]) >= INTERRUPTION_SCORE
         if inside:
             out.add(k)
@@ -269,10 +271,11 @@ class TaskAlignmentDiagnoser(Diagnoser):
             if role not in ("engage", "neutral"):
                 continue
             # the app's screens before the press, less the pages of an earlier entry into the
-            # flow: after a back and a second press, the flow's first page is "shown again"
+            # flow (after a back and a second press, the flow's first page is "shown again"),
+            # and the screen pressed on: back on it, the press is undone
             inside = _flow_pages(ctx, j)
-            earlier = [obs[k] for k in range(max(0, j - FLOW_LOOKBACK), j + 1) if k not in inside]
-            pressed = _overlay_signatures(obs[j])
+            earlier = [obs[k] for k in range(max(0, j - FLOW_LOOKBACK), j + 1) if k not in inside or k == j]
+            pressed = _overlay_pages(obs[j])
             for o in obs[j + 1:]:
                 if any(_shows_again(e, o) for e in earlier):
                     return None  # back on a screen of the app: the interruption is over

@@ -102,3 +102,33 @@ def test_an_app_reached_from_a_notification_stays_off_track_past_the_history():
         assert f.verdict == "off_track", (k, f.evidence)
     # the agent's own choice of an app still counts, however old the history
     assert w.do(Action(action_type="open_app", app_name="Broccoli")).verdict == "on_track"
+
+
+def test_a_star_ticked_on_a_rating_dialog_is_not_a_page_of_its_flow():
+    # the tick brings up the dialog's Rate button: the same dialog in another state, not a
+    # page the press led to, however long the agent keeps ticking stars (a replayed tap
+    # landing on them) — longer than the screens looked back on for the app's own
+    w = Walk("rate_dialog", "ContactsAddContact", CONTACT_GOAL, seed=0, profile_pool=["how_likely"], trigger_step=1)
+    w.do(Action(action_type="open_app", app_name="Contacts"))
+    for _ in range(3):
+        if "3 stars" in w.labels():
+            break
+        w.do(Action(action_type="wait", seconds=1.0))
+    w.tap("3 stars")
+    assert "Rate" in w.labels()
+    for k in range(16):
+        f = w.tap(("3 stars", "4 stars")[k % 2])
+        assert "Rate" in w.labels() and not f.problem, (k, f.evidence)
+
+
+def test_back_on_the_offer_after_many_entries_into_its_signup_is_not_its_flow():
+    # the offer the agent pressed on is where back leads, however long ago it was last
+    # shown outside the flow (the later times were inside it: back from its sign-up page)
+    w = Walk("ad_trial_offer", "ContactsAddContact", CONTACT_GOAL, seed=0)
+    w.do(Action(action_type="open_app", app_name="Contacts"))
+    for k in range(6):
+        assert w.tap("Start free trial").verdict == "off_track"
+        for _ in range(2):
+            assert w.do(Action(action_type="wait", seconds=1.0)).verdict == "off_track"
+        w.do(Action(action_type="navigate_back"))
+        assert "Start free trial" in w.labels() and not w.finding.problem, (k, w.finding.evidence)
