@@ -5,7 +5,12 @@ Rules:
 - the foreground app against the apps the agent used while on track (the app it
   started in, apps it opened itself, apps the goal names, apps reached from an
   on-task screen) — an app reached through an interruption (a tapped banner, an
-  ad's "Install") is off track;
+  ad's "Install") is off track; what was known about the apps is kept per screen, so
+  an app the agent wandered into stays off track after the history handed to the
+  check (the guard's last 64 steps) no longer shows how it got there;
+- the pages of an interruption's own flow (a trial offer's sign-up, an update's
+  download) after a press on its engage / neutral button, until the app's own screen
+  is back — also when the agent waits, taps past them, or leaves and enters again;
 - the bare home screen after an app or the shade was in use, when the agent did
   not press home itself and an interruption was on screen recently (goal
   drift after a dismissal);
@@ -16,13 +21,16 @@ Rules:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.signals.actions import point_of
-from diagnosers.signals.cache import cached
+from diagnosers.signals.cache import CACHE, cached
 from diagnosers.signals.context import (
     INTERRUPTION_SCORE,
+    TaskTrack,
+    app_named_in_goal,
     goal_mentions,
     goal_words,
     interruption_score,
@@ -45,6 +53,45 @@ FLOW_LOOKBACK = 12  # screens before the press that entered an interruption's pa
 FLOW_PAGE_LEXICON = 0.3  # interruption-lexicon score of a page that still belongs to the interruption
 SHOWN_AGAIN = 0.6  # share of a screen's labels already on an earlier screen: the same screen again
 HOME_SWITCH_STEPS = 2  # home-screen steps after the agent's own HOME that still look like switching apps
+APPS_KEY = "task_alignment.apps"  # -> AppMemory, kept per screen in the observation cache
+TRACK_KEY = "task_alignment.track"  # -> the carried TaskTrack of a step, in ctx.cache
+
+
+@dataclass(frozen=True)
+class AppMemory:
+    """What the task's apps were when a screen was judged: the history handed to a later
+    step stops 64 steps back, and without this the app the agent wandered into back then
+    becomes "the app it started in", an app of the task."""
+
+    on_task: frozenset[str]
+    off_task: frozenset[str]
+    via_overlay: frozenset[str]
+
+
+def carried_track(ctx: DiagnosisContext) -> TaskTrack:
+    """``track(ctx)``, with what was known about the apps when the oldest remembered screen
+    was judged, when the history no longer reaches the episode's start. The result is
+    kept on the current screen for the steps that will remember it as their oldest."""
+    hit = ctx.cache.get(TRACK_KEY)
+    if hit is not None:
+        return hit
+    tr = track(ctx)
+    obs = ctx.observations()
+    first = obs[0]
+    mem = CACHE.slot(first).get(APPS_KEY) if first.step > 0 else None
+    if mem is not None:
+        pkg0 = foreground_package(first)
+        on = set(tr.on_task) | mem.on_task
+        reopened = any(r.step.action.action_type == "open_app" and foreground_package(o) == pkg0
+                       for r, o in zip(ctx.history, obs[1:]))
+        if pkg0 in mem.off_task and pkg0 not in mem.on_task and not reopened and not app_named_in_goal(pkg0, ctx.goal):
+            on.discard(pkg0)  # first in the window, but it was off the task when the agent got there
+        tr = replace(tr, on_task=on, off_task=(set(tr.off_task) | mem.off_task) - on,
+                     via_overlay=(set(tr.via_overlay) | mem.via_overlay) - on)
+    CACHE.slot(ctx.observation)[APPS_KEY] = AppMemory(frozenset(tr.on_task), frozenset(tr.off_task),
+                                                      frozenset(tr.via_overlay))
+    ctx.cache[TRACK_KEY] = tr
+    return tr
 
 
 @cached("page_lexicon")  # the same history screens are asked about at every step
@@ -56,6 +103,40 @@ def _page_lexicon(obs: Any) -> float:
     if main is None:
         return 0.0
     return score_text(make_candidate(obs, main, "flow", True), load_lexicon(None))[0]
+
+
+@cached("overlay_pages")
+def _overlay_pages(obs: Any) -> frozenset:
+    """The overlay candidates on a screen (the notification shade aside), by kind, window
+    and title: the page an overlay shows, not its state (a star ticked on a rating dialog
+    brings up its Submit button, and it is still the same dialog)."""
+    return frozenset((c.kind, c.package, c.title) for c in overlay_candidates(obs) if c.kind != "shade")
+
+
+def _new_interruption(obs: Any, pressed: frozenset) -> bool:
+    """An interruption is on ``obs`` that is not one of the overlays pressed on (``pressed``):
+    the next page of its flow (a download's progress page after "Update"), whatever its words."""
+    return interruption_score(obs) >= INTERRUPTION_SCORE and not _overlay_pages(obs) <= pressed
+
+
+def _flow_pages(ctx: DiagnosisContext, upto: int) -> set[int]:
+    """Indices of the observations up to ``upto`` shown inside an interruption's flow: from
+    a press on an interruption's engage / neutral button that brought up another page, for
+    as long as an interruption stayed on screen."""
+    obs, hist = ctx.observations(), ctx.history
+    out: set[int] = set()
+    inside = False
+    for k in range(1, upto + 1):
+        a = hist[k - 1].step.action
+        if a.is_touch and not inside:
+            prev = hist[k - 1].observation
+            role = tapped_into_interruption(prev, point_of(a, prev))
+            # a press that left the same interruption in place led nowhere
+            inside = role in ("engage", "neutral") and _new_interruption(obs[k], _overlay_pages(prev))
+        inside = inside and interruption_score(obs[k]) >= INTERRUPTION_SCORE
+        if inside:
+            out.add(k)
+    return out
 
 
 def _state(obs: Any) -> frozenset:
@@ -85,7 +166,7 @@ class TaskAlignmentDiagnoser(Diagnoser):
         obs = ctx.observation
         fg = foreground_package(obs)
         tree = screen_tree(obs)
-        tr = track(ctx)
+        tr = carried_track(ctx)
         info = {"foreground": fg, "on_task_apps": sorted(tr.on_task), "off_task_apps": sorted(tr.off_task),
                 "interruption_recent": tr.interruption_recent, "last_on_task": self._last_on_task(ctx)}
         claim = ctx.pending is not None and ctx.pending.action.action_type == "status" \
@@ -189,12 +270,17 @@ class TaskAlignmentDiagnoser(Diagnoser):
                 return None
             if role not in ("engage", "neutral"):
                 continue
-            earlier = obs[max(0, j - FLOW_LOOKBACK): j + 1]
+            # the app's screens before the press, less the pages of an earlier entry into the
+            # flow (after a back and a second press, the flow's first page is "shown again"),
+            # and the screen pressed on: back on it, the press is undone
+            inside = _flow_pages(ctx, j)
+            earlier = [obs[k] for k in range(max(0, j - FLOW_LOOKBACK), j + 1) if k not in inside or k == j]
+            pressed = _overlay_pages(obs[j])
             for o in obs[j + 1:]:
                 if any(_shows_again(e, o) for e in earlier):
                     return None  # back on a screen of the app: the interruption is over
-                if _page_lexicon(o) < FLOW_PAGE_LEXICON:
-                    return None  # a page without the interruption's vocabulary: the app's own
+                if _page_lexicon(o) < FLOW_PAGE_LEXICON and not _new_interruption(o, pressed):
+                    return None  # a page without the interruption's vocabulary or window: the app's own
             return (f"{len(obs) - 1 - j} step(s) ago the agent pressed an interruption's {role} button, and every "
                     "screen since is a page the app did not show before: it is following the interruption")
         if obs[0].step > 0 and all(_page_lexicon(o) >= FLOW_PAGE_LEXICON and interruption_score(o) < INTERRUPTION_SCORE
@@ -221,7 +307,7 @@ class TaskAlignmentDiagnoser(Diagnoser):
                 "the agent is following its flow, not the task")
 
     def _home(self, ctx: DiagnosisContext, info: dict[str, Any]) -> Finding:
-        tr = track(ctx)
+        tr = carried_track(ctx)
         # the task has started when an app or the shade was used — or when the remembered
         # history no longer reaches back to the episode's first step (a long stay)
         started = tr.ever_in_app or tr.shade_used or ctx.observations()[0].step > 0
@@ -276,7 +362,7 @@ class TaskAlignmentDiagnoser(Diagnoser):
                 "goal_overlap": round(share, 3)}
         if share >= self.config.min_goal_overlap and shared:
             return self._f("on_track", 0.7, f"the screen shows {len(shared)} of the goal's {len(goal)} words", info)
-        if shared and is_app_package(fg) and fg in track(ctx).on_task:
+        if shared and is_app_package(fg) and fg in carried_track(ctx).on_task:
             return self._f("uncertain", 0.5, "a completion claim in the task's app, on a screen that shows too few "
                                              "of the goal's words", info)
         return self._f("off_track", 0.8, "a completion claim on a screen with no trace of the task"
@@ -293,7 +379,7 @@ class TaskAlignmentDiagnoser(Diagnoser):
     @staticmethod
     def _last_on_task(ctx: DiagnosisContext) -> Optional[str]:
         """The most recent summary the agent wrote on an on-task app (for re-orientation)."""
-        on_task = track(ctx).on_task
+        on_task = carried_track(ctx).on_task
         for rec in reversed(ctx.history):
             if rec.source == "agent" and foreground_package(rec.observation) in on_task and rec.step.summary:
                 return rec.step.summary
