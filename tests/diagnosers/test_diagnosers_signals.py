@@ -73,3 +73,12 @@ def test_a_gates_way_on_may_lead_a_longer_label():
     assert _is_forward("Commencer — 3 jours gratuits →", fw)
     assert _is_forward("Next →", fw)
     assert not _is_forward("Nextdoor — your neighbourhood", fw)
+
+
+def test_everyday_content_words_are_no_interruption_wording():
+    """An expense list ("Wedding Gift", "Expenses this month") scored as an interruption's page
+    once "gift" was an interruption term: task alignment then called 75 on-track steps off track."""
+    from diagnosers.signals.lexicon import load_lexicon
+
+    hits = load_lexicon().hits(["Expenses this month", "Wedding Gift", "Oct 12, 2023 · Social", "Parking"])
+    assert sum(hits.values()) < 0.3, hits
