@@ -19,7 +19,7 @@ from typing import Optional, Pattern
 from ttir.types import UIElement
 
 ROLES = ("dismiss", "engage", "destructive", "neutral", "acknowledge")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 def norm(s: str) -> str:
@@ -70,18 +70,18 @@ class RoleVocabulary:
 
 
 def _inner_pattern(phrase: str) -> Optional[Pattern[str]]:
-    if _CJK.search(phrase):
+    if CJK.search(phrase):
         return re.compile(re.escape(phrase)) if len(phrase) >= 2 else None
     if " " not in phrase:
         return None  # one word inside a longer label would mislabel ordinary controls ("Search settings")
     return re.compile(rf"(?<![\w/.:]){re.escape(phrase)}(?![\w/.])")
 
 
-def _word_pattern(phrase: str) -> Pattern[str]:
-    """Whole words in Latin scripts; CJK phrases anywhere."""
-    if _CJK.search(phrase):
-        return re.compile(re.escape(phrase))
-    return re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)")
+def term_pattern(term: str) -> Pattern[str]:
+    """Whole-word matching for Latin scripts; CJK terms match anywhere."""
+    if CJK.search(term):
+        return re.compile(re.escape(term))
+    return re.compile(r"(?<![^\W_])" + re.escape(term) + r"(?![^\W_])")
 
 
 @lru_cache(maxsize=1)
@@ -102,7 +102,7 @@ def vocabulary() -> RoleVocabulary:
             if role == "language":
                 continue
             if role == "agreement":
-                agreement.extend(_word_pattern(norm(str(w))) for w in phrases or [])
+                agreement.extend(term_pattern(norm(str(w))) for w in phrases or [])
                 continue
             if role not in ROLES:
                 raise ValueError(f"ttir/data/roles/{entry.name}: {role!r} is not a role; expected one of {', '.join(ROLES)}")

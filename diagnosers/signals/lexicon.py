@@ -11,7 +11,7 @@ from typing import Optional
 
 from diagnosers.signals.data import DATA_DIR, load_yaml
 from diagnosers.signals.text import normalize
-from ttir.lexicon import vocabulary
+from ttir.lexicon import CJK, term_pattern, vocabulary
 
 
 def flat(text: str) -> str:
@@ -65,24 +65,16 @@ class Lexicon:
         return word in self.terms
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _WORD = re.compile(r"[^\W_]+")
 
 
 def _first_word(term: str) -> Optional[str]:
     """The first word of a Latin-script term (a screen without it cannot hold the term);
     None for CJK terms, which match anywhere and are looked up as substrings."""
-    if _CJK.search(term):
+    if CJK.search(term):
         return None
     m = _WORD.search(term)
     return m.group(0) if m else None
-
-
-def term_pattern(term: str) -> "re.Pattern[str]":
-    """Whole-word matching for Latin scripts; CJK terms match anywhere."""
-    if _CJK.search(term):
-        return re.compile(re.escape(term))
-    return re.compile(r"(?<![^\W_])" + re.escape(term) + r"(?![^\W_])")
 
 
 @lru_cache(maxsize=8)

@@ -197,10 +197,15 @@ def _has_scrim(obs: Observation, tree: ScreenTree, container: int, root: int) ->
     return r.area >= full and c.area < 0.6 * w * h
 
 
+def _texts(obs: Observation, members: list[int]) -> list[str]:
+    """The texts and content descriptions of ``members``, in tree order."""
+    return [s for j in members for s in (obs.elements[j].text, obs.elements[j].content_desc) if s]
+
+
 def _make(obs: Observation, tree: ScreenTree, i: int, kind: str, is_window: bool, root: int) -> Candidate:
     e = obs.elements[i]
     members = tree.subtree(i)
-    texts = [s for j in members for s in (obs.elements[j].text, obs.elements[j].content_desc) if s]
+    texts = _texts(obs, members)
     # the visible box: the smallest descendant holding all texts, for a full-screen window
     bounds = e.bounds
     text_nodes = [j for j in members if obs.elements[j].text or obs.elements[j].content_desc or obs.elements[j].clickable]
@@ -373,7 +378,7 @@ def _takeover(obs: Observation, tree: ScreenTree, root: int, members: list[int],
         # a dialog drawn inside the page is a candidate of its own: its words, ids and
         # buttons are not the page's (a promo sheet over a feed does not make the feed a gate)
         c.members = [j for j in c.members if j not in inside]
-        c.texts = [t for j in c.members for t in (obs.elements[j].text, obs.elements[j].content_desc) if t]
+        c.texts = _texts(obs, c.members)
         c.buttons = [b for b in c.buttons if b.index not in inside]
     if gate is not None:
         c.features.update(gate)
@@ -442,6 +447,11 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     return feats
 
 
+def _id_and_class(e: UIElement) -> str:
+    """A node's short resource id and class name, lower case (what the hint lists match)."""
+    return (short_id(e.resource_id) + " " + e.class_name.rsplit(".", 1)[-1]).lower()
+
+
 def _has_navigation_bar(obs: Observation, tree: ScreenTree, members: list[int], inside: set[int]) -> bool:
     """A tab bar / bottom navigation: a container with a navigation id or class in the
     bottom fifth of the screen holding three or more clickable items side by side."""
@@ -451,7 +461,7 @@ def _has_navigation_bar(obs: Observation, tree: ScreenTree, members: list[int], 
         if j in inside:
             continue
         e = obs.elements[j]
-        name = (short_id(e.resource_id) + " " + e.class_name.rsplit(".", 1)[-1]).lower()
+        name = _id_and_class(e)
         if e.bounds[1] < 0.8 * h or (e.bounds[2] - e.bounds[0]) < 0.6 * w or not any(k in name for k in g.navigation_hints):
             continue
         items = [k for k in tree.subtree(j)[1:] if obs.elements[k].clickable and obs.elements[k].area > 0]
@@ -467,7 +477,7 @@ def _has_titled_toolbar(obs: Observation, tree: ScreenTree, members: list[int]) 
     w, h = tree.size
     for j in members:
         e = obs.elements[j]
-        name = (short_id(e.resource_id) + " " + e.class_name.rsplit(".", 1)[-1]).lower()
+        name = _id_and_class(e)
         if e.bounds[3] > 0.2 * h or (e.bounds[2] - e.bounds[0]) < 0.8 * w or not any(k in name for k in g.toolbar_hints):
             continue
         if any(obs.elements[k].text and not obs.elements[k].clickable for k in tree.subtree(j)[1:]):
@@ -498,8 +508,7 @@ def _has_up_arrow(obs: Observation, tree: ScreenTree, members: list[int]) -> boo
         if norm(lab) in g.up_labels:
             return True
         p = e.parent
-        if p is not None and any(k in (short_id(obs.elements[p].resource_id) + " "
-                                       + obs.elements[p].class_name.rsplit(".", 1)[-1]).lower() for k in g.toolbar_hints):
+        if p is not None and any(k in _id_and_class(obs.elements[p]) for k in g.toolbar_hints):
             return True
     return False
 
