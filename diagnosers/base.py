@@ -145,6 +145,12 @@ class Diagnoser(ABC):
             f.tier = "vlm"
             return f
         f = self._sourced(self.rules(ctx), ctx)
+        if f.source is None:
+            # neither a usable UI tree nor a screenshot: the model would judge a blank screen
+            # (a real model calls it interference, and the guard then presses Back)
+            f.tier = "cascade"
+            f.evidence = f.evidence + ["the model was not asked: nothing on this screen it could read"]
+            return f
         if f.uncertain or (self.judge is not None and self.judge.scheduled(ctx)):
             m = self.ask_model(ctx)
             m.tier = "cascade"

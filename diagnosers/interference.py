@@ -60,6 +60,9 @@ W_CONTINUES_INTERRUPTION = 0.15  # opened by a tap inside an interruption (a wiz
 W_FLOW = 0.3  # the screen an engage / neutral tap on an interruption led to
 W_GOAL_INTENT = -0.7  # the dialog asks for what the goal needs (scan -> camera, "sign in with Google" -> account chooser)
 W_PERSISTENT_SPINNER = 0.45
+# rule evidence that a dialog is the task's own, which a model's verdict does not overrule
+TASK_OWN_FEATURES = {"goal_needs_it": "the goal needs what the dialog asks for",
+                     "opened_by_last_action": "the agent's own last tap opened it"}
 VERDICT_KEY = "interference.verdict"  # -> ScreenVerdict, kept per screen in the observation cache
 TEXT_CANDIDATES_KEY = "interference.text_candidates"  # (score, candidate) read from a tree-less screen's pixels
 REVEALED_SHARE = 0.6  # share of a screen's labels already present before: the overlay just closed
@@ -420,8 +423,19 @@ class InterferenceDiagnoser(Diagnoser):
         return model_finding(self.name, "true" if v else "false", v, j, cost, "interference_present")
 
     def merge(self, rule: Finding, model: Finding) -> Finding:
-        """The model decides; the overlay the rules located (bounds, buttons, roles) is
-        kept for the dismiss-interference recovery."""
+        """The model decides whether an overlay is there; the overlay the rules located
+        (bounds, buttons, roles) is kept for the dismiss-interference recovery.
+
+        The model does not overrule what the rules know of the task itself: a dialog the
+        goal needs (the location a "near me" goal asks for) or that the agent's own last
+        tap opened is the task's; a model calling it interference is held as uncertain
+        and logged, never dismissed (declining it breaks the task)."""
+        held = [k for k in TASK_OWN_FEATURES if k in (rule.details.get("features") or {})]
+        if model.problem and held and rule.verdict != "true":
+            why = " and ".join(TASK_OWN_FEATURES[k] for k in held)
+            return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=rule.confidence,
+                           evidence=model.evidence + [f"the model calls it interference, but {why}: not acted on"],
+                           tier=model.tier, cost=model.cost, details={**rule.details, "held": held})
         if model.problem and rule.details.get("buttons") is not None:
             model.details = {**rule.details, **model.details}
         return model

@@ -239,3 +239,47 @@ def test_a_lone_ok_that_means_agree_is_not_tapped():
     assert f.problem and [b["role"] for b in f.details["buttons"]] == ["engage"]
     obs, step, source = first_guarded_step(s)
     assert classify(s, obs, step, source) != "engage"
+
+
+# ------------------------------------------------------------------ the cascade on real dumps (dev split)
+# A model that calls everything interference (what SmolLM2-135M does) over real HTTP: the
+# cascade asks it where the rules are unsure, and it must not overrule what the rules know.
+
+
+def cascade_step(screen, vlm_server):
+    from ttir import TTIRConfig
+    from ttir.config import DIAGNOSERS
+    from ttir.testing import Reply
+    from ttir.vlm import VLMClient
+
+    says_interference = {"repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes",
+                         "interference_present": True, "task_alignment": "on_track", "reason": "a pop-up"}
+    vlm_server.responder = lambda request: Reply.json(says_interference)
+    cfg = TTIRConfig().override({f"{d}.mode": "cascade" for d in DIAGNOSERS})
+    cfg = TTIRConfig.from_dict({**cfg.model_dump(), "vlm": vlm_server.config(max_retries=0).model_dump()})
+    agent = guard(WaitOnlyAgent(), cfg, vlm=VLMClient(cfg.vlm))
+    agent.reset(screen.label.goal)
+    obs = screen.observation()
+    step = agent.step(obs)
+    return obs, step, agent.report.usage[-1].source, agent
+
+
+@pytest.mark.parametrize("screen_id", ["7c0d00c35a59", "19c2edd2dfe3"])
+def test_a_model_does_not_overrule_a_permission_the_goal_needs(screen_id, vlm_server):
+    s = dev(screen_id)  # location permission; the goal is to find something near my current location
+    obs, step, source, _ = cascade_step(s, vlm_server)
+    assert vlm_server.completions(), "the rules are unsure here: the cascade asks the model"
+    assert source == "agent" and classify(s, obs, step, source) == "none"  # Deny would break the task
+    from diagnosers.vlm_judge import VLMJudge
+    from ttir.vlm import VLMClient
+
+    d = InterferenceDiagnoser(mode="cascade", judge=VLMJudge(VLMClient(vlm_server.config(max_retries=0))))
+    f = d.diagnose(DiagnosisContext(goal=s.label.goal, observation=obs, history=[]))
+    assert f.verdict == "uncertain" and f.details["held"] == ["goal_needs_it"] and f.cost.model_calls == 1
+
+
+def test_the_model_is_not_asked_about_a_screen_with_nothing_to_read(vlm_server):
+    s = dev("f42daa3cec2a")  # a bank app whose dump is a bare window: no labelled node, no screenshot
+    obs, step, source, _ = cascade_step(s, vlm_server)
+    assert not vlm_server.completions()
+    assert source == "agent" and step.action.action_type == "wait"
