@@ -78,10 +78,12 @@ def _inner_pattern(phrase: str) -> Optional[Pattern[str]]:
 
 
 def term_pattern(term: str) -> Pattern[str]:
-    """Whole-word matching for Latin scripts; CJK terms match anywhere."""
+    """Whole-word matching for Latin scripts; CJK terms match anywhere. A ``*`` between
+    words stands for any one word ("create a * account": an app's name in between)."""
     if CJK.search(term):
         return re.compile(re.escape(term))
-    return re.compile(r"(?<![^\W_])" + re.escape(term) + r"(?![^\W_])")
+    body = r"\s+".join(r"[^\W_]+" if w == "*" else re.escape(w) for w in term.split())
+    return re.compile(r"(?<![^\W_])" + body + r"(?![^\W_])")
 
 
 @lru_cache(maxsize=1)

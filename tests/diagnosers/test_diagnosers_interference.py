@@ -258,3 +258,15 @@ def test_a_full_screen_prompt_with_a_close_in_the_corner_is_no_page_navigated_in
                foreground="com.android.permissioncontroller/com.android.permissioncontroller.safetycenter.ui.SafetyCenterActivity")
     f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal="Start the stopwatch in the Clock app", observation=obs))
     assert f.problem, f.evidence
+
+
+def test_a_star_in_a_goal_term_stands_for_one_word():
+    from diagnosers.signals.intents import goal_intents
+    from ttir.lexicon import term_pattern
+
+    rx = term_pattern("create a * account")
+    assert rx.search("create a bookmyjuice account with a phone number")
+    assert not rx.search("create a account") and not rx.search("create a new shared account")
+    assert not term_pattern("ad").search("add a recipe")  # still whole words
+    assert "sign_in" in goal_intents("Create a BookMyJuice account with a phone number")
+    assert "sign_in" not in goal_intents("Open my account settings and change the photo")

@@ -283,3 +283,10 @@ def test_the_model_is_not_asked_about_a_screen_with_nothing_to_read(vlm_server):
     obs, step, source, _ = cascade_step(s, vlm_server)
     assert not vlm_server.completions()
     assert source == "agent" and step.action.action_type == "wait"
+
+
+def test_a_sign_up_page_the_goal_asks_for_is_the_tasks_own():
+    s = dev("4242c535dffd")  # Sign Up tab; goal: "Create a BookMyJuice account with a phone number"
+    assert not diagnose(s).problem
+    _, _, source = first_guarded_step(s)
+    assert source == "agent"
