@@ -467,6 +467,24 @@ def _has_navigation_bar(obs: Observation, tree: ScreenTree, members: list[int], 
         items = [k for k in tree.subtree(j)[1:] if obs.elements[k].clickable and obs.elements[k].area > 0]
         if len({obs.elements[k].bounds[0] // max(1, w // 12) for k in items}) >= 3:
             return True
+    return _has_tab_row(obs, tree, members, inside)
+
+
+def _has_tab_row(obs: Observation, tree: ScreenTree, members: list[int], inside: set[int]) -> bool:
+    """A tab bar without a telling id (Flutter, Compose): three or more clickable items
+    of one height and similar widths side by side in the bottom fifth, one of them
+    selected. Onboarding pages put buttons there, but none of them is "selected"."""
+    w, h = tree.size
+    row = [obs.elements[j] for j in members if j not in inside and obs.elements[j].clickable
+           and obs.elements[j].bounds[1] >= 0.8 * h and 0 < obs.elements[j].bounds[2] - obs.elements[j].bounds[0] < 0.4 * w]
+    for e in row:
+        if not e.selected:
+            continue
+        x1, y1, x2, y2 = e.bounds
+        peers = [o for o in row if abs(o.bounds[1] - y1) <= 0.01 * h and abs(o.bounds[3] - y2) <= 0.01 * h
+                 and 0.75 <= (o.bounds[2] - o.bounds[0]) / (x2 - x1) <= 1.33]
+        if len({o.bounds[0] for o in peers}) >= 3 and max(o.bounds[2] for o in peers) - min(o.bounds[0] for o in peers) >= 0.6 * w:
+            return True
     return False
 
 
