@@ -291,3 +291,11 @@ def test_a_sign_up_page_the_goal_asks_for_is_the_tasks_own():
     assert not diagnose(s).problem
     _, _, source = first_guarded_step(s)
     assert source == "agent"
+
+
+def test_an_onboarding_page_is_known_by_its_get_started_button_id():
+    s = dev("548d339f0e44")  # logo, title, blurb and one wide "Начать" (id btnGetStarted)
+    f = diagnose(s)
+    assert f.problem and f.details["kind"] == "takeover" and "gate_ids" in f.details["features"]
+    obs, step, source = first_guarded_step(s)
+    assert classify(s, obs, step, source) == "dismiss"
