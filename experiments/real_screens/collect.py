@@ -87,15 +87,23 @@ def _candidates(git_dir: Path) -> Iterator[tuple[str, str, int]]:
             yield sha, path, int(parts[2])
 
 
-def _commit_holding(git_dir: Path, blob: str, path: str) -> Optional[str]:
+def _commit_holding(git_dir: Path, blob: str, path: str) -> Optional[tuple[str, str]]:
+    """A commit whose tree holds ``blob``, and its path there: at ``path`` if one does,
+    else wherever the commit has it (the same bytes committed under two names are
+    listed under one of them)."""
     # --no-renames: rename detection would read blobs a snapshot lacks (files of 4 MiB and more)
     out = _git(git_dir, "log", "--all", "--no-renames", "--format=%H", f"--find-object={blob}").decode().split()
     for commit in out:
         try:
             if _git(git_dir, "rev-parse", f"{commit}:{path}").decode().strip() == blob:
-                return commit
+                return commit, path
         except subprocess.CalledProcessError:
             continue
+    for commit in out:
+        for line in _git(git_dir, "ls-tree", "-r", commit).decode("utf-8", "replace").splitlines():
+            meta, _, where = line.partition("\t")
+            if meta.split()[-1] == blob:
+                return commit, where
     return None
 
 
@@ -128,7 +136,7 @@ def known_hashes(staging: Path) -> set[str]:
 
 
 def collect(git_dir: Path, repo: str, staging: Path, reserved: Reserved) -> dict[str, int]:
-    counts = {"dumps": 0, "reserved": 0, "duplicate": 0, "written": 0}
+    counts = {"dumps": 0, "reserved": 0, "duplicate": 0, "no_commit": 0, "written": 0}
     have = known_hashes(staging)
     out_dir = staging / "files" / repo.replace("/", "+")
     rows = []
@@ -147,9 +155,11 @@ def collect(git_dir: Path, repo: str, staging: Path, reserved: Reserved) -> dict
         if why is not None:
             counts[why] += 1
             continue
-        commit = _commit_holding(git_dir, blob, path)
-        if commit is None:
+        held = _commit_holding(git_dir, blob, path)
+        if held is None:
+            counts["no_commit"] += 1  # reachable (a stash, a dangling ref) but in no commit's tree
             continue
+        commit, path = held
         if commit not in licence_cache:
             licence_cache[commit] = licence_of(git_dir, commit)
         name = re.sub(r"[^A-Za-z0-9._-]", "_", path.rsplit("/", 1)[-1])[:80]
