@@ -92,7 +92,9 @@ def _commit_holding(git_dir: Path, blob: str, path: str) -> Optional[tuple[str, 
     else wherever the commit has it (the same bytes committed under two names are
     listed under one of them)."""
     # --no-renames: rename detection would read blobs a snapshot lacks (files of 4 MiB and more)
-    out = _git(git_dir, "log", "--all", "--no-renames", "--format=%H", f"--find-object={blob}").decode().split()
+    # the commits where the blob's count changes: the one that added it, or (when that one is
+    # not listed, e.g. it came in through a merge) one that removed it, whose parents hold it
+    out = _git(git_dir, "log", "--all", "--no-renames", "--format=%H %P", f"--find-object={blob}").decode().split()
     for commit in out:
         try:
             if _git(git_dir, "rev-parse", f"{commit}:{path}").decode().strip() == blob:
