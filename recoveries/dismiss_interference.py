@@ -83,13 +83,14 @@ class DismissInterference(Recovery):
         return None
 
     def _gate_forward(self, ctx: RecoveryContext) -> Optional[AgentStep]:
-        """A full-page gate with no dismiss control: its way on (Next), if that is not an
-        engage control; else nothing (Back would leave the task's app)."""
+        """A full-page gate with no dismiss control: its way out (Get started, Continue),
+        if that is not an engage control; never a carousel's Next (its next page is still
+        the interruption); else nothing (Back would leave the task's app)."""
         if ctx.finding.details.get("asks_input"):
             return None  # a code to enter, a form to fill: the user's own answer, not a way past
         tried = {tuple(s.action.point() or ()) for s in ctx.taken if s.action.is_touch}
         for b in ctx.finding.details.get("buttons") or []:
-            if b.get("role") != "neutral" or not b.get("forward") or tuple(b["center"]) in tried:
+            if b.get("role") != "neutral" or not b.get("forward") or b.get("next_page") or tuple(b["center"]) in tried:
                 continue
             x, y = b["center"]
             return recovery_step(Action(action_type="click", x=x, y=y),

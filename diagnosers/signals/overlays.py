@@ -55,7 +55,8 @@ class Button:
     def to_dict(self, role: str = "neutral") -> dict[str, Any]:
         return {"label": self.label, "role": role, "bounds": list(self.bounds), "center": list(self.center),
                 "resource_id": self.resource_id, "index": self.index,
-                "forward": _is_forward(self.label, gates().forward, self.resource_id)}
+                "forward": _is_forward(self.label, gates().forward, self.resource_id),
+                "next_page": _turns_page(self.label)}
 
 
 @dataclass
@@ -566,10 +567,16 @@ def _is_forward(label: str, forward: frozenset[str], resource_id: str = "") -> b
     v = vocabulary()
     lab = norm(label)
     head = _FORWARD_HEAD.split(lab, maxsplit=1)[0].strip()
-    return lab in forward or head in forward or (v.phrase_role(label) or v.id_role(resource_id)) == "dismiss"
+    return (lab in forward or head in forward or lab in gates().skip
+            or (v.phrase_role(label) or v.id_role(resource_id)) == "dismiss")
 
 
-_FORWARD_HEAD = re.compile(r"\s*[—–\-:,(→>›]\s*")  # "Continue — free for 7 days", "Next →"
+def _turns_page(label: str) -> bool:
+    """A carousel's Next ("Next", "Next →"): it turns to the interruption's next page."""
+    return _FORWARD_HEAD.split(norm(label), maxsplit=1)[0].strip() in gates().next_page
+
+
+_FORWARD_HEAD = re.compile(r"\s*[—–\-:,(→>›»▸▶]\s*")  # "Continue — free for 7 days", "Next →"
 
 
 @dataclass(frozen=True)
@@ -582,6 +589,7 @@ class GateKnowledge:
     navigation_hints: tuple[str, ...] = ()
     toolbar_hints: tuple[str, ...] = ()
     up_labels: frozenset[str] = frozenset()
+    next_page: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=1)
@@ -594,7 +602,8 @@ def gates() -> GateKnowledge:
                          sign_in=frozenset(norm(str(v)) for v in data.get("sign_in") or []),
                          navigation_hints=tuple(str(v).lower() for v in data.get("navigation_hints") or []),
                          toolbar_hints=tuple(str(v).lower() for v in data.get("toolbar_hints") or []),
-                         up_labels=frozenset(norm(str(v)) for v in data.get("up_labels") or []))
+                         up_labels=frozenset(norm(str(v)) for v in data.get("up_labels") or []),
+                         next_page=frozenset(norm(str(v)) for v in data.get("next_page") or []))
 
 
 overlay_candidates = cached("overlays")(_extract)

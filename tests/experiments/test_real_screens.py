@@ -299,3 +299,14 @@ def test_an_onboarding_page_is_known_by_its_get_started_button_id():
     assert f.problem and f.details["kind"] == "takeover" and "gate_ids" in f.details["features"]
     obs, step, source = first_guarded_step(s)
     assert classify(s, obs, step, source) == "dismiss"
+
+
+def test_an_onboarding_carousel_is_left_by_its_skip_never_paged_through():
+    s = dev("4653d661b3be")  # "ONBOARDING · 01/03" with SKIP ALL and NEXT ▸
+    obs, step, source = first_guarded_step(s)
+    assert source == "recovery" and tapped_names(obs, step.action) & {"skip all"}
+    s = dev("e9de468fedf7")  # a carousel page whose only way on is Next: its next page is the carousel still
+    f = diagnose(s)
+    assert f.problem and [b["next_page"] for b in f.details["buttons"] if b["label"] == "Next"] == [True]
+    obs, step, source = first_guarded_step(s)
+    assert source == "agent"
