@@ -11,14 +11,19 @@ focused field). Labels, decided from the files and the logs alone:
 - stuck loop: true when the last three actions were the same (type, direction, start
   point) and each left a byte-identical dump (the corpus id) behind; else false.
 - action effect: 'no' after a tap or swipe that left a byte-identical dump; typed
-  text labelled by hand from the field (see WHY); otherwise no label.
+  text labelled by hand from the field (``TYPED``); otherwise no label.
 """
-import json, re, sys
+
+from __future__ import annotations
+
+import json
+import re
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
+
 CORPUS = Path(__file__).resolve().parent
-manifest = {json.loads(l)["id"]: json.loads(l) for l in open(CORPUS / "manifest.jsonl")}
-labels = {json.loads(l)["id"]: json.loads(l) for l in open(CORPUS / "labels.jsonl")}
 
 def elements(xml: bytes):
     def parse(b):
@@ -93,42 +98,49 @@ GOALS = {"what is the weather tomorrow?": "Search the web in Chrome for tomorrow
          "turn on wifi": "Turn on Wi-Fi", "在设置里打开深色模式": "Turn on dark mode in Settings",
          "打开深色模式": "Turn on dark mode"}
 
-rows = []
-for line in open(CORPUS / "sequences.jsonl"):
-    seq = json.loads(line)
-    if "Untergang1/AppAgent" not in seq["source"]:
-        continue
-    task = re.search(r"task '([^']+)'", seq["source"])[1]
-    run = re.search(r"task_system_[\d_-]+", seq["source"])[0]
-    goal = GOALS[task]
-    screens = seq["screens"]
-    xmls = [(CORPUS / manifest[s]["file"]).read_bytes() for s in screens]
-    acts = [action(a, x) for a, x in zip(seq["actions"], xmls)]
-    for t in range(1, len(screens)):
-        streak = 0
-        for j in range(t - 1, -1, -1):
-            if acts[j][2] != acts[t - 1][2] or screens[j] != screens[j + 1]:
-                break
-            streak += 1
-        lab = {"repeat_failure_detected": streak >= 3}
-        why = [f"stuck loop: the same action {streak}x on an unchanged (byte-identical) screen" if streak
-               else "stuck loop: the last action changed the screen" if screens[t] != screens[t - 1]
-               else "stuck loop: first time"]
-        if (run[12:], t) in TYPED and acts[t - 1][0]["action_type"] == "input_text":
-            lab["previous_intended_effect_satisfied"], w = TYPED[(run[12:], t)]
-            why.append("action effect: " + w)
-        elif acts[t - 1][0]["action_type"] in ("click", "swipe") and screens[t] == screens[t - 1]:
-            lab["previous_intended_effect_satisfied"] = "no"
-            why.append("action effect: the dump after the action is byte-identical to the one before")
-        fg = lambda s: foreground((CORPUS / manifest[s]["file"]).read_bytes())
-        hist = [{"observation": {"xml": manifest[screens[j]]["file"], "foreground": fg(screens[j])},
-                 "action": acts[j][0], "summary": acts[j][1]} for j in range(t)]
-        rows.append({"id": f"appagent-{run[12:]}-step{t}", "goal": goal,
-                     "observation": {"xml": manifest[screens[t]]["file"], "foreground": fg(screens[t])},
-                     "history": hist, "labels": lab,
-                     "meta": {"perturbation": "real_trace", "split": "test", "episode": f"appagent-{run[12:]}",
-                              "step": t, "why": "; ".join(why) + " (AppAgent's own log; actions mapped as AppAgent maps them)"}})
+def build_rows(corpus: Path = CORPUS) -> list[dict[str, Any]]:
+    """The labelled steps of every AppAgent run in ``sequences.jsonl``."""
+    manifest = {json.loads(line)["id"]: json.loads(line) for line in open(corpus / "manifest.jsonl", encoding="utf-8")}
+    rows: list[dict[str, Any]] = []
+    for line in open(corpus / "sequences.jsonl", encoding="utf-8"):
+        seq = json.loads(line)
+        if "Untergang1/AppAgent" not in seq["source"]:
+            continue
+        task = re.search(r"task '([^']+)'", seq["source"])[1]
+        run = re.search(r"task_system_[\d_-]+", seq["source"])[0]
+        goal = GOALS[task]
+        screens = seq["screens"]
+        xmls = [(corpus / manifest[s]["file"]).read_bytes() for s in screens]
+        acts = [action(a, x) for a, x in zip(seq["actions"], xmls)]
+        for t in range(1, len(screens)):
+            streak = 0
+            for j in range(t - 1, -1, -1):
+                if acts[j][2] != acts[t - 1][2] or screens[j] != screens[j + 1]:
+                    break
+                streak += 1
+            lab = {"repeat_failure_detected": streak >= 3}
+            why = [f"stuck loop: the same action {streak}x on an unchanged (byte-identical) screen" if streak
+                   else "stuck loop: the last action changed the screen" if screens[t] != screens[t - 1]
+                   else "stuck loop: first time"]
+            if (run[12:], t) in TYPED and acts[t - 1][0]["action_type"] == "input_text":
+                lab["previous_intended_effect_satisfied"], w = TYPED[(run[12:], t)]
+                why.append("action effect: " + w)
+            elif acts[t - 1][0]["action_type"] in ("click", "swipe") and screens[t] == screens[t - 1]:
+                lab["previous_intended_effect_satisfied"] = "no"
+                why.append("action effect: the dump after the action is byte-identical to the one before")
+            fg = lambda s: foreground((corpus / manifest[s]["file"]).read_bytes())
+            hist = [{"observation": {"xml": manifest[screens[j]]["file"], "foreground": fg(screens[j])},
+                     "action": acts[j][0], "summary": acts[j][1]} for j in range(t)]
+            rows.append({"id": f"appagent-{run[12:]}-step{t}", "goal": goal,
+                         "observation": {"xml": manifest[screens[t]]["file"], "foreground": fg(screens[t])},
+                         "history": hist, "labels": lab,
+                         "meta": {"perturbation": "real_trace", "split": "test", "episode": f"appagent-{run[12:]}",
+                                  "step": t, "why": "; ".join(why) + " (AppAgent's own log; actions mapped as AppAgent maps them)"}})
+    return rows
+
+
 if __name__ == "__main__":
+    rows = build_rows()
     print(f"{len(rows)} steps: stuck loop {sum(r['labels']['repeat_failure_detected'] for r in rows)} true; "
           f"action effect {sum(r['labels'].get('previous_intended_effect_satisfied') == 'no' for r in rows)} no, "
           f"{sum(r['labels'].get('previous_intended_effect_satisfied') == 'yes' for r in rows)} yes")

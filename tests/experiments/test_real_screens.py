@@ -310,3 +310,14 @@ def test_an_onboarding_carousel_is_left_by_its_skip_never_paged_through():
     assert f.problem and [b["next_page"] for b in f.details["buttons"] if b["label"] == "Next"] == [True]
     obs, step, source = first_guarded_step(s)
     assert source == "agent"
+
+
+def test_the_appagent_steps_are_what_their_runs_and_logs_give():
+    """The appagent-* rows of steps.jsonl follow from the runs' dumps and AppAgent's logs
+    (experiments.real_screens.appagent_steps): a label edited by hand would show here."""
+    from experiments.real_screens.appagent_steps import build_rows
+
+    kept = {r["id"]: r for r in rows("steps.jsonl") if r["id"].startswith("appagent-")}
+    built = {r["id"]: r for r in build_rows()}
+    assert built and kept == built
+    assert sum(r["labels"]["repeat_failure_detected"] for r in built.values()) >= 3
