@@ -412,6 +412,12 @@ class InterferenceDiagnoser(Diagnoser):
             "element_index": c.index,
         }
 
+    def _held(self, rule: Finding, model: Finding, held: list[str], why: str) -> Finding:
+        """The model's "interference" kept as uncertain: logged and billed, never acted on."""
+        return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=rule.confidence,
+                       evidence=model.evidence + [why], tier=model.tier, cost=model.cost,
+                       details={**rule.details, "held": held})
+
     @staticmethod
     def _brief(x: tuple[float, Candidate, dict[str, float], dict[str, float]]) -> dict[str, Any]:
         return {"kind": x[1].kind, "package": x[1].package, "title": x[1].title, "score": x[0]}
@@ -429,13 +435,19 @@ class InterferenceDiagnoser(Diagnoser):
         The model does not overrule what the rules know of the task itself: a dialog the
         goal needs (the location a "near me" goal asks for) or that the agent's own last
         tap opened is the task's; a model calling it interference is held as uncertain
-        and logged, never dismissed (declining it breaks the task)."""
+        and logged, never dismissed (declining it breaks the task). Nor is the verdict of
+        a model that called a plain home screen interference when probed (``cascade.probe``)."""
         held = [k for k in TASK_OWN_FEATURES if k in (rule.details.get("features") or {})]
         if model.problem and held and rule.verdict != "true":
             why = " and ".join(TASK_OWN_FEATURES[k] for k in held)
-            return Finding(diagnoser=self.name, problem=False, verdict="uncertain", confidence=rule.confidence,
-                           evidence=model.evidence + [f"the model calls it interference, but {why}: not acted on"],
-                           tier=model.tier, cost=model.cost, details={**rule.details, "held": held})
+            return self._held(rule, model, held, f"the model calls it interference, but {why}: not acted on")
+        probe = getattr(self.judge, "interference_trusted", None)
+        if model.problem and rule.verdict != "true" and probe is not None:
+            trusted, cost = probe()  # once per endpoint and model: does it tell a home screen from a pop-up?
+            model.cost = model.cost + cost
+            if trusted is False:
+                return self._held(rule, model, ["model_failed_probe"], "the model called a plain home screen "
+                                  "interference when probed (cascade.probe): its verdict is logged, not acted on")
         if model.problem and rule.details.get("buttons") is not None:
             model.details = {**rule.details, **model.details}
         return model

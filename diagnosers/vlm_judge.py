@@ -169,13 +169,19 @@ class VLMJudge:
 
     async def ajudge(self, ctx: DiagnosisContext) -> tuple[Judgment, Cost]:
         """The async :meth:`judge`; concurrent callers on one context share one call."""
+        await self.prefetch(ctx)
+        return self._take(ctx)
+
+    async def prefetch(self, ctx: DiagnosisContext) -> None:
+        """Make this context's call without blocking the event loop, and take nothing: the
+        diagnosers' :meth:`judge` then serves it from ``ctx.cache``, and its cost goes to
+        the first of them (or, when it failed, to :meth:`charge_failure`)."""
         if CACHE_KEY not in ctx.cache:
             task = ctx.cache.get(_TASK_KEY)
             if task is None:
                 task = asyncio.ensure_future(self._afetch(ctx))
                 ctx.cache[_TASK_KEY] = task
             await task
-        return self._take(ctx)
 
     async def _afetch(self, ctx: DiagnosisContext) -> None:
         try:
@@ -194,6 +200,48 @@ class VLMJudge:
         assert outcome.judgment is not None
         return outcome.judgment, cost
 
+    # -- sanity probe ----------------------------------------------------------------
+    def interference_trusted(self) -> tuple[Optional[bool], Cost]:
+        """Does this endpoint's model tell a plain home screen from an interruption?
+        Asked once per endpoint and model in a process (``cascade.probe``); returns
+        (True / False, or None when the probe call failed, and what the call cost: a zero
+        Cost when the answer was known already)."""
+        if not self.cascade.probe:
+            return True, Cost()
+        known = _probe_known(self.client)
+        if known is not None:
+            return known[0], Cost()
+        ctx = _probe_context()
+        try:
+            result = self.client.ask(lambda vision: self.build_prompt(ctx, vision), Judgment)
+        except Exception as exc:  # noqa: BLE001 - a failed probe leaves the model's say as configured
+            return _probe_store(self.client, None), _failure_cost(exc)
+        return _probe_store(self.client, not result.value.interference_present), Cost(**result.usage.as_cost())
+
+    async def aprepare(self, ctx: DiagnosisContext) -> Cost:
+        """For an async guard, before the diagnosers run: make this step's call (see
+        :meth:`prefetch`) and, when its judgment says interference, the sanity probe, both
+        off the event loop. Returns what the probe cost (the call's cost is taken later)."""
+        await self.prefetch(ctx)
+        outcome: Optional[_Outcome] = ctx.cache.get(CACHE_KEY)
+        if outcome is None or outcome.judgment is None or not outcome.judgment.interference_present:
+            return Cost()
+        return (await self.ainterference_trusted())[1]
+
+    async def ainterference_trusted(self) -> tuple[Optional[bool], Cost]:
+        """:meth:`interference_trusted` for an async guard (the call does not block the loop)."""
+        if not self.cascade.probe:
+            return True, Cost()
+        known = _probe_known(self.client)
+        if known is not None:
+            return known[0], Cost()
+        ctx = _probe_context()
+        try:
+            result = await self.client.aask(lambda vision: self.build_prompt(ctx, vision), Judgment)
+        except Exception as exc:  # noqa: BLE001
+            return _probe_store(self.client, None), _failure_cost(exc)
+        return _probe_store(self.client, not result.value.interference_present), Cost(**result.usage.as_cost())
+
     @staticmethod
     def charge_failure(ctx: DiagnosisContext) -> Cost:
         """What this context's failed call cost (tokens billed, latency, the failed call), once;
@@ -203,6 +251,34 @@ class VLMJudge:
             return Cost()
         outcome.charged = True
         return outcome.cost
+
+
+_PROBED: dict[tuple[str, str], Optional[bool]] = {}  # (base_url, model) -> trusted (None: the probe failed)
+_PROBE_LOCK = threading.Lock()
+
+
+def _probe_known(client: VLMClient) -> Optional[tuple[Optional[bool]]]:
+    with _PROBE_LOCK:
+        key = (str(client.base_url), str(client.model))
+        return (_PROBED[key],) if key in _PROBED else None
+
+
+def _probe_store(client: VLMClient, trusted: Optional[bool]) -> Optional[bool]:
+    with _PROBE_LOCK:
+        _PROBED[(str(client.base_url), str(client.model))] = trusted
+    if trusted is False:
+        logger.warning("vlm: {} ({}) called a plain home screen interference when probed: its interference "
+                       "verdicts are logged, not acted on (cascade.probe)", client.model, client.base_url)
+    return trusted
+
+
+def _probe_context() -> DiagnosisContext:
+    """The probe's screen and goal (diagnosers/data/probes): nothing on it interferes."""
+    from diagnosers.signals.data import DATA_DIR, builtin
+
+    spec = builtin("probes/probes")["interference_free"]
+    xml = (DATA_DIR / "probes" / spec["screen"]).read_text(encoding="utf-8")
+    return DiagnosisContext(goal=spec["goal"], observation=Observation.from_xml(xml), history=[])
 
 
 # ------------------------------------------------------------- recovery proposals

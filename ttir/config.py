@@ -118,6 +118,9 @@ class PromptsConfig(_Section):
 class CascadeConfig(_Section):
     every_n_steps: int = Field(0, ge=0, description="Also call the model every N steps regardless of the rules (0 = never).")
     history: int = Field(4, ge=0, le=20, description="How many past steps the diagnoser prompt shows.")
+    probe: bool = Field(True, description="Before the model's first 'interference' verdict is acted on, ask it once "
+                        "(per endpoint and model, per process) about a plain home screen; a model that calls that "
+                        "screen interference has its interference verdicts logged, never acted on.")
 
 
 class CheckRef(BaseModel):

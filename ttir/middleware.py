@@ -248,7 +248,9 @@ class _Core:
         else:
             try:
                 if self.is_async and self.judge is not None and self._needs_model(d, ctx):
-                    await self.judge.ajudge(ctx)  # fills ctx.cache; diagnose() below reuses it
+                    # the step's call (and the judge's once-per-endpoint probe) off the event loop:
+                    # diagnose() below takes the call and its cost from ctx.cache
+                    self._account(await self.judge.aprepare(ctx))
                 f = d.diagnose(ctx)
             except Exception as exc:  # noqa: BLE001 - one failing diagnoser (or model) must not stop the others
                 name = getattr(d, "name", type(d).__name__)

@@ -321,3 +321,60 @@ def test_the_appagent_steps_are_what_their_runs_and_logs_give():
     built = {r["id"]: r for r in build_rows()}
     assert built and kept == built
     assert sum(r["labels"]["repeat_failure_detected"] for r in built.values()) >= 3
+
+
+@pytest.mark.parametrize("probe_answer,acted", [(True, False), (False, True)])
+def test_a_model_that_calls_a_home_screen_interference_is_not_acted_on(probe_answer, acted, vlm_server):
+    """cascade.probe: before the model's first "interference" is acted on, it is asked about
+    a plain home screen. One that says "interference" there too (SmolLM2-135M does) is held
+    as uncertain; one that tells them apart decides as before."""
+    from ttir import TTIRConfig
+    from ttir.config import DIAGNOSERS
+    from ttir.testing import Reply
+    from ttir.vlm import VLMClient
+
+    def reply(request):
+        probed = "Create an alarm for 7:00 AM in the Clock app." in request.text
+        return Reply.json({"repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes",
+                           "interference_present": probe_answer if probed else True,
+                           "task_alignment": "on_track", "reason": "a pop-up"})
+
+    vlm_server.responder = reply
+    s = dev("22f36b2d41d7")  # a reminder dialog the task set: the rules are unsure, nothing says it is the task's
+    cfg = TTIRConfig().override({f"{d}.mode": "cascade" for d in DIAGNOSERS})
+    cfg = TTIRConfig.from_dict({**cfg.model_dump(), "vlm": vlm_server.config(max_retries=0).model_dump()})
+    agent = guard(WaitOnlyAgent(), cfg, vlm=VLMClient(cfg.vlm))
+    agent.reset(s.label.goal)
+    agent.step(s.observation())
+    assert (agent.report.usage[-1].source == "recovery") is acted
+    texts = [r.text for r in vlm_server.completions()]
+    assert sum("Create an alarm for 7:00 AM in the Clock app." in t for t in texts) == 1  # probed once
+    assert agent.report.model_calls == len(texts)  # the probe is billed like any call
+
+
+def test_an_async_guard_probes_off_the_event_loop_and_bills_it_once(vlm_server):
+    import asyncio
+
+    from ttir import TTIRConfig
+    from ttir.config import DIAGNOSERS
+    from ttir.testing import Reply
+    from ttir.vlm import VLMClient
+
+    vlm_server.responder = lambda request: Reply.json({
+        "repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes", "interference_present": True,
+        "task_alignment": "on_track", "reason": "a pop-up"})
+
+    class AsyncWaitOnly(WaitOnlyAgent):
+        async def step(self, obs):  # noqa: D401 - an async agent gets the async guard
+            return WaitOnlyAgent.step(self, obs)
+
+    s = dev("22f36b2d41d7")
+    cfg = TTIRConfig().override({f"{d}.mode": "cascade" for d in DIAGNOSERS})
+    cfg = TTIRConfig.from_dict({**cfg.model_dump(), "vlm": vlm_server.config(max_retries=0).model_dump()})
+    agent = guard(AsyncWaitOnly(), cfg, vlm=VLMClient(cfg.vlm))
+    agent.reset(s.label.goal)
+    asyncio.run(agent.step(s.observation()))
+    assert agent.report.usage[-1].source == "agent"  # the model failed the probe: its "interference" is not acted on
+    texts = [r.text for r in vlm_server.completions()]
+    assert sum("Create an alarm for 7:00 AM in the Clock app." in t for t in texts) == 1
+    assert agent.report.model_calls == len(texts)

@@ -128,3 +128,32 @@ def test_async_agent_gets_an_async_guard():
 
     assert asyncio.run(episode())
     assert agent.report.steps > 0 and not agent.report.errors
+
+
+@pytest.mark.parametrize("mode", ["vlm", "cascade"])
+def test_an_async_guard_books_every_model_call(mode, vlm_server):
+    """The async guard makes the step's call off the event loop; its cost is booked like the
+    sync guard's (it had been taken and dropped there, leaving async reports at zero calls)."""
+    from ttir.testing import Reply
+    from ttir.vlm import VLMClient
+
+    vlm_server.responder = lambda request: Reply.json({
+        "repeat_failure_detected": False, "previous_intended_effect_satisfied": "uncertain",
+        "interference_present": False, "task_alignment": "on_track", "reason": "fine"}, prompt_tokens=500)
+    task = make_task("SystemBluetoothTurnOn")
+    cfg = TTIRConfig.with_mode(mode).model_dump()
+    cfg["vlm"] = vlm_server.config(max_retries=0).model_dump()
+    cfg = TTIRConfig.from_dict(cfg)
+    sync_agent = ttir.guard(ReferenceAgent(task.reference_solution()), config=cfg, vlm=VLMClient(cfg.vlm))
+    async_agent = ttir.guard(AsyncReference(task.reference_solution()), config=cfg, vlm=VLMClient(cfg.vlm))
+    obs = SimDevice().reset(task)
+    for agent in (sync_agent, async_agent):
+        agent.reset(task.goal)
+    before = len(vlm_server.completions())
+    sync_agent.step(obs)
+    sync_calls = len(vlm_server.completions()) - before
+    asyncio.run(async_agent.step(obs))
+    async_calls = len(vlm_server.completions()) - before - sync_calls
+    assert async_calls == sync_calls and (async_calls > 0) == (mode == "vlm")
+    assert async_agent.report.model_calls == sync_agent.report.model_calls == async_calls
+    assert async_agent.report.usage[-1].prompt_tokens == sync_agent.report.usage[-1].prompt_tokens
