@@ -206,11 +206,9 @@ class VLMJudge:
         Asked once per endpoint and model in a process (``cascade.probe``); returns
         (True / False, or None when the probe call failed, and what the call cost: a zero
         Cost when the answer was known already)."""
-        if not self.cascade.probe:
-            return True, Cost()
-        known = _probe_known(self.client)
-        if known is not None:
-            return known[0], Cost()
+        answered = self._probe_answered()
+        if answered is not None:
+            return answered
         ctx = _probe_context()
         try:
             result = self.client.ask(lambda vision: self.build_prompt(ctx, vision), Judgment)
@@ -230,17 +228,22 @@ class VLMJudge:
 
     async def ainterference_trusted(self) -> tuple[Optional[bool], Cost]:
         """:meth:`interference_trusted` for an async guard (the call does not block the loop)."""
-        if not self.cascade.probe:
-            return True, Cost()
-        known = _probe_known(self.client)
-        if known is not None:
-            return known[0], Cost()
+        answered = self._probe_answered()
+        if answered is not None:
+            return answered
         ctx = _probe_context()
         try:
             result = await self.client.aask(lambda vision: self.build_prompt(ctx, vision), Judgment)
         except Exception as exc:  # noqa: BLE001
             return _probe_store(self.client, None), _failure_cost(exc)
         return _probe_store(self.client, not result.value.interference_present), Cost(**result.usage.as_cost())
+
+    def _probe_answered(self) -> Optional[tuple[Optional[bool], Cost]]:
+        """The probe's answer when no call is needed (probe off, or asked already), else None."""
+        if not self.cascade.probe:
+            return True, Cost()
+        known = _probe_known(self.client)
+        return (known[0], Cost()) if known is not None else None
 
     @staticmethod
     def charge_failure(ctx: DiagnosisContext) -> Cost:
