@@ -213,8 +213,8 @@ class VLMJudge:
         try:
             result = self.client.ask(lambda vision: self.build_prompt(ctx, vision), Judgment)
         except Exception as exc:  # noqa: BLE001 - a failed probe leaves the model's say as configured
-            return _probe_store(self.client, None), _failure_cost(exc)
-        return _probe_store(self.client, not result.value.interference_present), Cost(**result.usage.as_cost())
+            return self._probe_failed(exc)
+        return self._probe_answer(result)
 
     async def aprepare(self, ctx: DiagnosisContext) -> Cost:
         """For an async guard, before the diagnosers run: make this step's call (see
@@ -235,15 +235,22 @@ class VLMJudge:
         try:
             result = await self.client.aask(lambda vision: self.build_prompt(ctx, vision), Judgment)
         except Exception as exc:  # noqa: BLE001
-            return _probe_store(self.client, None), _failure_cost(exc)
-        return _probe_store(self.client, not result.value.interference_present), Cost(**result.usage.as_cost())
+            return self._probe_failed(exc)
+        return self._probe_answer(result)
 
     def _probe_answered(self) -> Optional[tuple[Optional[bool], Cost]]:
         """The probe's answer when no call is needed (probe off, or asked already), else None."""
         if not self.cascade.probe:
             return True, Cost()
-        known = _probe_known(self.client)
-        return (known[0], Cost()) if known is not None else None
+        with _PROBE_LOCK:
+            key = _probe_key(self.client)
+            return (_PROBED[key], Cost()) if key in _PROBED else None
+
+    def _probe_answer(self, result: Any) -> tuple[Optional[bool], Cost]:
+        return _probe_store(self.client, not result.value.interference_present), Cost(**result.usage.as_cost())
+
+    def _probe_failed(self, exc: BaseException) -> tuple[Optional[bool], Cost]:
+        return _probe_store(self.client, None), _failure_cost(exc)
 
     @staticmethod
     def charge_failure(ctx: DiagnosisContext) -> Cost:
@@ -260,15 +267,13 @@ _PROBED: dict[tuple[str, str], Optional[bool]] = {}  # (base_url, model) -> trus
 _PROBE_LOCK = threading.Lock()
 
 
-def _probe_known(client: VLMClient) -> Optional[tuple[Optional[bool]]]:
-    with _PROBE_LOCK:
-        key = (str(client.base_url), str(client.model))
-        return (_PROBED[key],) if key in _PROBED else None
+def _probe_key(client: VLMClient) -> tuple[str, str]:
+    return str(client.base_url), str(client.model)
 
 
 def _probe_store(client: VLMClient, trusted: Optional[bool]) -> Optional[bool]:
     with _PROBE_LOCK:
-        _PROBED[(str(client.base_url), str(client.model))] = trusted
+        _PROBED[_probe_key(client)] = trusted
     if trusted is False:
         logger.warning("vlm: {} ({}) called a plain home screen interference when probed: its interference "
                        "verdicts are logged, not acted on (cascade.probe)", client.model, client.base_url)
