@@ -566,14 +566,18 @@ def _is_forward(label: str, forward: frozenset[str], resource_id: str = "") -> b
     "Start — 3 days free →"), or any dismiss control (Not now)."""
     v = vocabulary()
     lab = norm(label)
-    head = _FORWARD_HEAD.split(lab, maxsplit=1)[0].strip()
-    return (lab in forward or head in forward or lab in gates().skip
+    return (lab in forward or _head(label) in forward or lab in gates().skip
             or (v.phrase_role(label) or v.id_role(resource_id)) == "dismiss")
 
 
 def _turns_page(label: str) -> bool:
     """A carousel's Next ("Next", "Next →"): it turns to the interruption's next page."""
-    return _FORWARD_HEAD.split(norm(label), maxsplit=1)[0].strip() in gates().next_page
+    return _head(label) in gates().next_page
+
+
+def _head(label: str) -> str:
+    """A forward label's head: "Continue — free for 7 days" -> "continue"."""
+    return _FORWARD_HEAD.split(norm(label), maxsplit=1)[0].strip()
 
 
 _FORWARD_HEAD = re.compile(r"\s*[—–\-:,(→>›»▸▶]\s*")  # "Continue — free for 7 days", "Next →"
