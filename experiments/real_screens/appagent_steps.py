@@ -112,6 +112,7 @@ def build_rows(corpus: Path = CORPUS) -> list[dict[str, Any]]:
         screens = seq["screens"]
         xmls = [(corpus / manifest[s]["file"]).read_bytes() for s in screens]
         acts = [action(a, x) for a, x in zip(seq["actions"], xmls)]
+        fgs = [foreground(x) for x in xmls]  # read once per run, not once per step of its history
         for t in range(1, len(screens)):
             streak = 0
             for j in range(t - 1, -1, -1):
@@ -128,11 +129,10 @@ def build_rows(corpus: Path = CORPUS) -> list[dict[str, Any]]:
             elif acts[t - 1][0]["action_type"] in ("click", "swipe") and screens[t] == screens[t - 1]:
                 lab["previous_intended_effect_satisfied"] = "no"
                 why.append("action effect: the dump after the action is byte-identical to the one before")
-            fg = lambda s: foreground((corpus / manifest[s]["file"]).read_bytes())
-            hist = [{"observation": {"xml": manifest[screens[j]]["file"], "foreground": fg(screens[j])},
+            hist = [{"observation": {"xml": manifest[screens[j]]["file"], "foreground": fgs[j]},
                      "action": acts[j][0], "summary": acts[j][1]} for j in range(t)]
             rows.append({"id": f"appagent-{run[12:]}-step{t}", "goal": goal,
-                         "observation": {"xml": manifest[screens[t]]["file"], "foreground": fg(screens[t])},
+                         "observation": {"xml": manifest[screens[t]]["file"], "foreground": fgs[t]},
                          "history": hist, "labels": lab,
                          "meta": {"perturbation": "real_trace", "split": "test", "episode": f"appagent-{run[12:]}",
                                   "step": t, "why": "; ".join(why) + " (AppAgent's own log; actions mapped as AppAgent maps them)"}})
