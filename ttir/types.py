@@ -461,6 +461,20 @@ _NO_ARG_TYPES = ("navigate_back", "navigate_home", "keyboard_enter", "app_switch
 _TARGET_FIELDS = ("index", "x", "y")
 
 
+def swipe_direction(x: Optional[int], y: Optional[int], x2: Optional[int], y2: Optional[int]) -> Optional[str]:
+    """The way a finger moving from (x, y) to (x2, y2) goes, by its dominant axis; None without movement.
+    One definition for the diagnosers and the labellers: two swipes from one point the same way are
+    the same gesture whatever their length (an agent retrying "farther" is still retrying)."""
+    if None in (x, y, x2, y2):
+        return None
+    dx, dy = x2 - x, y2 - y  # type: ignore[operator]
+    if dx == 0 and dy == 0:
+        return None
+    if abs(dx) >= abs(dy):
+        return "right" if dx > 0 else "left"
+    return "down" if dy > 0 else "up"
+
+
 class Action(BaseModel):
     """One GUI action, e.g. ``Action(action_type="click", x=540, y=1200)``.
 
@@ -614,6 +628,14 @@ class Action(BaseModel):
                 raise IndexError(f"index={self.index} is out of range: the screen has {len(elements)} elements")
             return elements[self.index].center
         return None
+
+    @property
+    def swipe_direction(self) -> Optional[str]:
+        """Which way a swipe's finger moves (the dominant axis): up / down / left / right; None for
+        any other action or a swipe that does not move."""
+        if self.action_type != "swipe":
+            return None
+        return swipe_direction(self.x, self.y, self.x2, self.y2)
 
     def describe(self) -> str:
         """A short human-readable form, e.g. ``click(540, 1200)``."""

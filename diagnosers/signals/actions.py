@@ -47,7 +47,8 @@ def _near(a: Optional[tuple[int, int]], b: Optional[tuple[int, int]], tol: int) 
 
 def same_action(a: StepRecord, b: StepRecord, tolerance_px: int) -> bool:
     """Whether two recorded steps did the same thing: same type and arguments, touches
-    on the same element or within ``tolerance_px`` of each other."""
+    on the same element or within ``tolerance_px`` of each other; swipes from the same
+    point the same way (their length may differ)."""
     x, y = a.step.action, b.step.action
     if x.action_type != y.action_type:
         return False
@@ -59,7 +60,7 @@ def same_action(a: StepRecord, b: StepRecord, tolerance_px: int) -> bool:
     if t == "scroll" and x.direction != y.direction:
         return False
     if t == "swipe":
-        return _near((x.x, x.y), (y.x, y.y), tolerance_px) and _near((x.x2, x.y2), (y.x2, y.y2), tolerance_px)
+        return _near((x.x, x.y), (y.x, y.y), tolerance_px) and x.swipe_direction == y.swipe_direction
     if t == "wait" or t == "status":
         return x.goal_status == y.goal_status
     if x.index is not None and y.index is not None and x.x is None and y.x is None:

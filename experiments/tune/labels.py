@@ -40,7 +40,8 @@ the observation the agent decided on, with steps ``0..t-1`` as its history.
 ``repeat_failure_detected`` (bool)
     True when the agent is repeating an attempt that does not work. With ``K_j``
     the screen key at decision ``j`` (raw tree + overlay state) and ``A_j`` the
-    agent's action at ``j`` (type, point within 24 px, text, direction, app;
+    agent's action at ``j`` (type, point within 24 px, text, direction — a swipe's by
+    its dominant axis, whatever its length — app;
     ``status`` / ``answer`` never count, nor a ``wait`` while a transient screen
     — loading, frozen, skeleton, a hung app — is up: waiting it out is right):
     - *streak*: the last ``LOOP_REPEATS`` (3, the paper's N in §5.1) actions are the
@@ -70,6 +71,8 @@ A step whose truth could not be recorded gets None for every label it needs.
 from __future__ import annotations
 
 from typing import Any, Optional
+
+from ttir.types import swipe_direction
 
 LOOP_REPEATS = 3
 SAME_POINT_PX = 24
@@ -166,6 +169,10 @@ def effect_of(prev: dict[str, Any], cur: Optional[dict[str, Any]] = None) -> tup
 # ---------------------------------------------------------------------- stuck loop
 
 
+def _swipe_way(a: dict[str, Any]) -> Optional[str]:
+    return swipe_direction(*(a.get(k) for k in ("x", "y", "x2", "y2")))
+
+
 def _same_action(a: dict[str, Any], pa: Optional[list[int]], b: dict[str, Any], pb: Optional[list[int]]) -> bool:
     if not a or not b or a.get("action_type") != b.get("action_type"):
         return False
@@ -174,6 +181,8 @@ def _same_action(a: dict[str, Any], pa: Optional[list[int]], b: dict[str, Any], 
     for k in ("text", "direction", "app_name"):
         if a.get(k) != b.get(k):
             return False
+    if a.get("action_type") == "swipe" and _swipe_way(a) != _swipe_way(b):
+        return False
     if pa is None or pb is None:
         return pa is None and pb is None and a.get("index") == b.get("index")
     return abs(pa[0] - pb[0]) <= SAME_POINT_PX and abs(pa[1] - pb[1]) <= SAME_POINT_PX

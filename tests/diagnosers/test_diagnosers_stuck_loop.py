@@ -71,6 +71,25 @@ def test_window_is_configurable():
     assert five.diagnose(ctx(GOAL, now, hist)).details["hard_rule"] is True
 
 
+def swipes(ends: list[tuple[int, int]]):
+    """Swipes from one point of the recipe list to each of ``ends``; the screen never changes."""
+    screens = [dump("recipe_list") for _ in range(len(ends) + 1)]
+    hist = [rec(screens[i], Action(action_type="swipe", x=540, y=1500, x2=x2, y2=y2, duration_ms=400),
+                "Scroll the list", f"Swipe up, attempt {i}") for i, (x2, y2) in enumerate(ends)]
+    return hist, screens[-1]
+
+
+def test_swipes_from_one_point_the_same_way_are_one_action_whatever_their_length():
+    # the labeller's definition (experiments.tune.labels): an agent swiping "farther" each time is retrying
+    hist, now = swipes([(540, 1100), (540, 800), (560, 300)])
+    f = StuckLoopDiagnoser().diagnose(ctx(GOAL, now, hist))
+    assert f.problem and f.details["kind"] == "same_action_no_effect"
+    hist, now = swipes([(540, 1100), (540, 1900), (540, 1100)])  # up, down, up: not one gesture repeated
+    assert not StuckLoopDiagnoser().diagnose(ctx(GOAL, now, hist)).problem
+    hist, now = swipes([(540, 1100), (900, 1500), (540, 1100)])  # up, right, up
+    assert not StuckLoopDiagnoser().diagnose(ctx(GOAL, now, hist)).problem
+
+
 def test_coordinates_within_tolerance_count_as_the_same_action():
     hist, now = repeated(3, dx=[0, 10, -12])
     assert StuckLoopDiagnoser().diagnose(ctx(GOAL, now, hist)).problem

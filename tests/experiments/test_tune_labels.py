@@ -130,6 +130,15 @@ def test_coordinates_within_tolerance_are_the_same_action() -> None:
     assert repeat_failure(far, 3)[0] is False
 
 
+def swipe(i: int, y2: int) -> dict[str, Any]:
+    return step(i, {"action_type": "swipe", "x": 100, "y": 200, "x2": 100, "y2": y2})
+
+
+def test_swipes_from_one_point_the_same_way_are_the_same_action_whatever_their_length() -> None:
+    assert repeat_failure([swipe(i, 900 + 150 * i) for i in range(4)], 3)[0] is True  # "swipe farther"
+    assert repeat_failure([swipe(i, 900 if i % 2 else 20) for i in range(4)], 3)[0] is False  # down, up, down
+
+
 def test_oscillation_a_b_a_b() -> None:
     back = {"action_type": "navigate_back"}
     steps = [step(0, key="A"), step(1, back, key="B"), step(2, key="A"), step(3, back, key="B")]
