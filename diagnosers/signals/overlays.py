@@ -425,7 +425,7 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     sign_in = fields <= 3 and password + len(sign_in_controls) + ("sign_in" in dialog_intents(texts)) >= 2
     if _has_navigation_bar(obs, tree, members, inside) or (not sign_in and _has_titled_toolbar(obs, tree, members)):
         return None  # the app's tab bar or titled toolbar: this is its content, not a gate before it
-    dots = _indicator_row(obs, small)
+    dots = _indicator_row(obs, small) or _indicator_by_id(obs, members, inside)
     if dots:
         controls.add("dots")
     if len(controls) > g.max_controls or not controls:
@@ -499,8 +499,9 @@ def _has_titled_toolbar(obs: Observation, tree: ScreenTree, members: list[int]) 
         name = _id_and_class(e)
         if e.bounds[3] > 0.2 * h or (e.bounds[2] - e.bounds[0]) < 0.8 * w or not any(k in name for k in g.toolbar_hints):
             continue
-        if any(obs.elements[k].text and not obs.elements[k].clickable for k in tree.subtree(j)[1:]):
-            return True
+        titles = [obs.elements[k].text for k in tree.subtree(j)[1:] if obs.elements[k].text and not obs.elements[k].clickable]
+        if titles and not any(norm(t).startswith(g.welcome_titles) for t in titles):
+            return True  # a "Welcome to …" title is the gate's own, not a content page's
     return False
 
 
@@ -551,6 +552,13 @@ def _indicator_row(obs: Observation, small: list[int]) -> bool:
     return False
 
 
+def _indicator_by_id(obs: Observation, members: list[int], inside: set[int]) -> bool:
+    """A page indicator that draws its dots itself (one view, no child per dot), told by its id."""
+    hints = gates().indicator_ids
+    return any(h in short_id(obs.elements[j].resource_id).lower().replace("_", "")
+               for j in members if j not in inside and obs.elements[j].resource_id for h in hints)
+
+
 def _list_ancestor(obs: Observation, j: int, root: int) -> Optional[int]:
     p = obs.elements[j].parent
     while p is not None and p != root:
@@ -594,6 +602,8 @@ class GateKnowledge:
     toolbar_hints: tuple[str, ...] = ()
     up_labels: frozenset[str] = frozenset()
     next_page: frozenset[str] = frozenset()
+    indicator_ids: tuple[str, ...] = ()
+    welcome_titles: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -607,7 +617,9 @@ def gates() -> GateKnowledge:
                          navigation_hints=tuple(str(v).lower() for v in data.get("navigation_hints") or []),
                          toolbar_hints=tuple(str(v).lower() for v in data.get("toolbar_hints") or []),
                          up_labels=frozenset(norm(str(v)) for v in data.get("up_labels") or []),
-                         next_page=frozenset(norm(str(v)) for v in data.get("next_page") or []))
+                         next_page=frozenset(norm(str(v)) for v in data.get("next_page") or []),
+                         indicator_ids=tuple(str(v).lower() for v in data.get("indicator_ids") or []),
+                         welcome_titles=tuple(norm(str(v)) for v in data.get("welcome_titles") or []))
 
 
 overlay_candidates = cached("overlays")(_extract)

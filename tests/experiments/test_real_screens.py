@@ -312,6 +312,34 @@ def test_an_onboarding_carousel_is_left_by_its_skip_never_paged_through():
     assert source == "agent"
 
 
+@pytest.mark.parametrize("screen_id", [
+    "37b8f56d52de",  # "make and manage phone calls"; goal: set up a call manager to screen incoming calls
+    "8638f43e6a8a",  # GPSTest's "Choose language" list; goal: switch GPSTest to German
+    "0eb2cb511c89",  # the system's Ringtones picker; goal: set QKSMS's notification sound
+])
+def test_a_dialog_the_goal_names_is_the_tasks_own(screen_id):
+    s = dev(screen_id)
+    assert not diagnose(s).problem
+    _, _, source = first_guarded_step(s)
+    assert source == "agent"  # declining or cancelling it would break the task
+
+
+def test_a_welcome_pager_whose_dots_are_one_view_is_left_by_skip_tutorial():
+    s = dev("149d58323c75")  # Commons: welcomePager, "Skip Tutorial", welcomePagerIndicator draws its dots
+    f = diagnose(s)
+    assert f.problem and "carousel" in f.details["features"]
+    obs, step, source = first_guarded_step(s)
+    assert source == "recovery" and tapped_names(obs, step.action) & {"skip tutorial"}
+
+
+def test_a_welcome_title_in_a_toolbar_does_not_make_the_page_content():
+    s = dev("18f40a86bc92")  # action bar "Welcome to K-9 Mail", Import settings | Next
+    f = diagnose(s)
+    assert f.problem and f.details["kind"] == "takeover"
+    _, _, source = first_guarded_step(s)
+    assert source == "agent"  # its only ways on are Next and Import settings: reported, not tapped
+
+
 def test_the_appagent_steps_are_what_their_runs_and_logs_give():
     """The appagent-* rows of steps.jsonl follow from the runs' dumps and AppAgent's logs
     (experiments.real_screens.appagent_steps): a label edited by hand would show here."""
