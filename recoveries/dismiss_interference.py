@@ -11,8 +11,8 @@ Per kind of overlay (the interference finding says which):
 - "… has stopped" (crash): the app is already gone; close the dialog;
 - a heads-up banner: swipe it away (Back would leave the app underneath);
 - a full-page gate of the task's own app (onboarding, consent): a dismiss control,
-  else its way on if that is not an engage control ("Next", "Skip"), else nothing —
-  Back would leave the task's app;
+  else its Skip, else its one way on when it offers no other and that is not an engage
+  control or a carousel's Next, else nothing — Back would leave the task's app;
 - anything else: a dismiss control, else wait out a loading screen, else Back.
 """
 
@@ -83,14 +83,24 @@ class DismissInterference(Recovery):
         return None
 
     def _gate_forward(self, ctx: RecoveryContext) -> Optional[AgentStep]:
-        """A full-page gate with no dismiss control: its way out (Get started, Continue),
-        if that is not an engage control; never a carousel's Next (its next page is still
-        the interruption); else nothing (Back would leave the task's app)."""
+        """A full-page gate with no dismiss control: its Skip, else its one way on (Get
+        started, Continue) when it offers no other; never a carousel's Next (its next page
+        is still the interruption), never an engage control. A page offering two ways on
+        (Get started | I have an account, Continue | Create tutorial) is left to the agent:
+        labellers call such a forward engage about as often as dismiss (on `dev`: Skip
+        dismiss 9 of 9, Get started engage 3 of 3, Continue 3 and 3), and Back would leave
+        the task's app."""
         if ctx.finding.details.get("asks_input"):
             return None  # a code to enter, a form to fill: the user's own answer, not a way past
         tried = {tuple(s.action.point() or ()) for s in ctx.taken if s.action.is_touch}
-        for b in ctx.finding.details.get("buttons") or []:
-            if b.get("role") != "neutral" or not b.get("forward") or b.get("next_page") or tuple(b["center"]) in tried:
+        buttons = ctx.finding.details.get("buttons") or []
+        ways = [b for b in buttons if b.get("role") == "neutral" and b.get("forward") and not b.get("next_page")]
+        skips = [b for b in ways if b.get("skip")]
+        others = [b for b in buttons if b.get("role") in ("neutral", "engage") and not b.get("skip")
+                  and not b.get("next_page")]
+        pick = skips or (ways if len(ways) == 1 and len(others) <= 1 else [])
+        for b in pick:
+            if tuple(b["center"]) in tried:
                 continue
             x, y = b["center"]
             return recovery_step(Action(action_type="click", x=x, y=y),

@@ -56,7 +56,7 @@ class Button:
         return {"label": self.label, "role": role, "bounds": list(self.bounds), "center": list(self.center),
                 "resource_id": self.resource_id, "index": self.index,
                 "forward": _is_forward(self.label, gates().forward, self.resource_id),
-                "next_page": _turns_page(self.label)}
+                "next_page": _turns_page(self.label), "skip": norm(self.label) in gates().skip}
 
 
 @dataclass

@@ -340,6 +340,21 @@ def test_a_welcome_title_in_a_toolbar_does_not_make_the_page_content():
     assert source == "agent"  # its only ways on are Next and Import settings: reported, not tapped
 
 
+def test_a_gate_with_two_ways_on_is_not_tapped_through():
+    from recoveries import DismissInterference
+    from recoveries.base import RecoveryContext
+
+    s = dev("3290ebad2c5a")  # a paywall: Fermer, and "Commencer — 3 jours gratuits →" (labelled engage), Restaurer …
+    obs = s.observation()
+    f = diagnose(s)
+    fermer = next(b for b in f.details["buttons"] if b["label"] == "Fermer")
+    tapped = AgentStep(action=Action(action_type="click", x=fermer["center"][0], y=fermer["center"][1]), summary="Tap Fermer")
+    # the close was tried and the page stayed: what is left is the paywall's own ways on
+    ctx = RecoveryContext(goal=s.label.goal, observation=obs, history=[], finding=f, taken=[tapped])
+    nxt = DismissInterference().next_step(ctx)
+    assert nxt is None or nxt.action.action_type != "click"
+
+
 def test_the_appagent_steps_are_what_their_runs_and_logs_give():
     """The appagent-* rows of steps.jsonl follow from the runs' dumps and AppAgent's logs
     (experiments.real_screens.appagent_steps): a label edited by hand would show here."""
