@@ -425,7 +425,7 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     sign_in = fields <= 3 and password + len(sign_in_controls) + ("sign_in" in dialog_intents(texts)) >= 2
     if _has_navigation_bar(obs, tree, members, inside) or (not sign_in and _has_titled_toolbar(obs, tree, members)):
         return None  # the app's tab bar or titled toolbar: this is its content, not a gate before it
-    dots = _indicator_row(obs, small) or _indicator_by_id(obs, members, inside)
+    dots = _indicator_row(obs, small) or _indicator_by_id(obs, members, inside) or _bullet_row(obs, members, inside)
     if dots:
         controls.add("dots")
     if len(controls) > g.max_controls or not controls:
@@ -559,6 +559,19 @@ def _indicator_by_id(obs: Observation, members: list[int], inside: set[int]) -> 
                for j in members if j not in inside and obs.elements[j].resource_id for h in hints)
 
 
+def _bullet_row(obs: Observation, members: list[int], inside: set[int]) -> bool:
+    """Page-indicator dots written as text: three or more texts that are each one bullet
+    ("•", the dots of the widely copied intro-slider layout) on one line."""
+    bullets = gates().indicator_bullets
+    lines: dict[int, int] = {}
+    for j in members:
+        e = obs.elements[j]
+        if j not in inside and (e.text or "").strip() in bullets:
+            key = (e.bounds[1] + e.bounds[3]) // 16
+            lines[key] = lines.get(key, 0) + 1
+    return any(n >= 3 for n in lines.values())
+
+
 def _list_ancestor(obs: Observation, j: int, root: int) -> Optional[int]:
     p = obs.elements[j].parent
     while p is not None and p != root:
@@ -602,6 +615,7 @@ class GateKnowledge:
     toolbar_hints: tuple[str, ...] = ()
     up_labels: frozenset[str] = frozenset()
     next_page: frozenset[str] = frozenset()
+    indicator_bullets: frozenset[str] = frozenset()
     indicator_ids: tuple[str, ...] = ()
     welcome_titles: tuple[str, ...] = ()
 
@@ -619,7 +633,8 @@ def gates() -> GateKnowledge:
                          up_labels=frozenset(norm(str(v)) for v in data.get("up_labels") or []),
                          next_page=frozenset(norm(str(v)) for v in data.get("next_page") or []),
                          indicator_ids=tuple(str(v).lower() for v in data.get("indicator_ids") or []),
-                         welcome_titles=tuple(norm(str(v)) for v in data.get("welcome_titles") or []))
+                         welcome_titles=tuple(norm(str(v)) for v in data.get("welcome_titles") or []),
+                         indicator_bullets=frozenset(str(v).strip() for v in data.get("indicator_bullets") or []))
 
 
 overlay_candidates = cached("overlays")(_extract)

@@ -332,6 +332,14 @@ def test_a_welcome_pager_whose_dots_are_one_view_is_left_by_skip_tutorial():
     assert source == "recovery" and tapped_names(obs, step.action) & {"skip tutorial"}
 
 
+def test_an_intro_slider_whose_dots_are_bullet_texts_is_a_carousel():
+    s = dev("3db93f8975a4")  # Open Food Facts: view_pager, layoutDots of four '•' TextViews, SKIP | NEXT
+    f = diagnose(s)
+    assert f.problem and "carousel" in f.details["features"]
+    obs, step, source = first_guarded_step(s)
+    assert source == "recovery" and tapped_names(obs, step.action) & {"skip"}  # never NEXT: a page of the carousel
+
+
 def test_a_welcome_title_in_a_toolbar_does_not_make_the_page_content():
     s = dev("18f40a86bc92")  # action bar "Welcome to K-9 Mail", Import settings | Next
     f = diagnose(s)
