@@ -330,7 +330,7 @@ def _extract(obs: Observation) -> list[Candidate]:
                 c.features["dialog_container"] = W_DIALOG
                 out.append(c)
                 inside.update(c.members)
-        if r == main:
+        if r == main and not is_launcher(pkg):  # the home screen's pages and dots are no app's gate
             takeover = _takeover(obs, tree, r, members, inside)
             if takeover is not None:
                 out.append(takeover)

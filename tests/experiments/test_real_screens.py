@@ -340,6 +340,19 @@ def test_an_intro_slider_whose_dots_are_bullet_texts_is_a_carousel():
     assert source == "recovery" and tapped_names(obs, step.action) & {"skip"}  # never NEXT: a page of the carousel
 
 
+def test_an_onboarding_carousel_that_names_the_goals_words_is_still_a_gate():
+    s = dev("3ef56a279485")  # Firefox Focus "Your search, your way" page 2; the goal is to find a word on a page
+    f = diagnose(s)
+    assert f.problem and "carousel" in f.details["features"] and "goal_overlap" not in f.details["features"]
+    obs, step, source = first_guarded_step(s)
+    assert source == "recovery" and tapped_names(obs, step.action) & {"skip"}
+
+
+def test_the_home_screens_pages_and_dots_are_not_a_gate():
+    s = dev("84b788e21929")  # Pixel launcher home: a pager of home pages with its dots
+    assert diagnose(s).verdict == "false"
+
+
 def test_a_welcome_title_in_a_toolbar_does_not_make_the_page_content():
     s = dev("18f40a86bc92")  # action bar "Welcome to K-9 Mail", Import settings | Next
     f = diagnose(s)
