@@ -376,12 +376,12 @@ def test_a_gate_with_two_ways_on_is_not_tapped_through():
     assert nxt is None or nxt.action.action_type != "click"
 
 
-def test_the_appagent_steps_are_what_their_runs_and_logs_give():
-    """The appagent-* rows of steps.jsonl follow from the runs' dumps and AppAgent's logs
-    (experiments.real_screens.appagent_steps): a label edited by hand would show here."""
-    from experiments.real_screens.appagent_steps import build_rows
+def test_the_agent_run_steps_are_what_their_runs_and_logs_give():
+    """The appagent-* and guiagent-* rows of steps.jsonl follow from the runs' dumps and the
+    agents' own logs (experiments.real_screens.run_steps): a label edited by hand would show here."""
+    from experiments.real_screens.run_steps import build_rows
 
-    kept = {r["id"]: r for r in rows("steps.jsonl") if r["id"].startswith("appagent-")}
+    kept = {r["id"]: r for r in rows("steps.jsonl") if r["id"].startswith(("appagent-", "guiagent-"))}
     built = {r["id"]: r for r in build_rows()}
     assert built and kept == built
     assert sum(r["labels"]["repeat_failure_detected"] for r in built.values()) >= 3

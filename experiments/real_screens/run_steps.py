@@ -1,13 +1,19 @@
-"""How the ``appagent-*`` rows of steps.jsonl were made: labelled steps from the AppAgent
-runs of Untergang1/AppAgent (test split). ``python -m experiments.real_screens.appagent_steps``
-prints them; ``--write`` appends those steps.jsonl does not hold yet.
+"""How the ``appagent-*`` and ``guiagent-*`` rows of steps.jsonl were made: labelled steps
+of recorded agent runs in ``sequences.jsonl`` whose own logs give the actions.
+``python -m experiments.real_screens.run_steps`` prints them; ``--write`` appends those
+steps.jsonl does not hold yet.
 
-Actions are AppAgent's own log lines mapped to coordinates the way AppAgent's
-task_executor maps them (scripts/and_controller.py at the corpus commit: clickable
-then focusable nodes in document order, a node within MIN_DIST=30 px of a kept one
-skipped; tap(N) = the N-th one's centre; swipe(N, dir, dist) from its centre by
-2*width/10*(1|2|3) for up/down, width/10*(...) for left/right; text() into the
-focused field). Labels, decided from the files and the logs alone:
+- AppAgent (Untergang1/AppAgent, test split): the log lines mapped to coordinates the
+  way AppAgent's task_executor maps them (scripts/and_controller.py at the corpus
+  commit: clickable then focusable nodes in document order, a node within MIN_DIST=30
+  px of a kept one skipped; tap(N) = the N-th one's centre; swipe(N, dir, dist) from its
+  centre by 2*width/10*(1|2|3) for up/down, width/10*(...) for left/right; text() into
+  the focused field).
+- GUI-Agent (Darlingxxx-Paranoid/GUI-Agent, test split): its agent.log gives each
+  action's coordinates ("tap (x, y)", "input at (x, y): adb shell input text T", adb's
+  %s for a space) and what the agent meant by it.
+
+Labels, decided from the files and the logs alone, the same for every source:
 - stuck loop: true when the last three actions were the same (type, direction, start
   point) and each left a byte-identical dump (the corpus id) behind; else false.
 - action effect: 'no' after a tap or swipe that left a byte-identical dump; typed
@@ -92,26 +98,57 @@ TYPED = {("2024-11-12_23-45-06", 4): ("yes", "the omnibox (url_bar, focused) now
          ("2024-11-12_23-45-06", 5): ("no", "typed again: the omnibox reads 'weather tomorrowweather tomorrow'"),
          ("2024-10-29_14-14-57", 2): ("no", "no field had focus: the text landed nowhere and a menu opened"),
          ("2024-10-29_14-14-57", 3): ("no", "typed again with no focused field: Chrome left for a help page")}
+# hand labels of GUI-Agent's typed text, per sequence and step (from the field after it)
+GUI_AGENT_TYPED = {"seq-a40f203511aa": {
+    2: ("yes", "the To field (focused) now reads '221240051@smail.nju.edu.cn'"),
+    4: ("yes", "the Subject field (focused) now reads 'Meeting on 2026-03-18 14:00'"),
+    5: ("yes", "the body (focused) now reads 'Hello,' — what adb typed (its text ends at the first space)")}}
 GOALS = {"what is the weather tomorrow?": "Search the web in Chrome for tomorrow's weather",
          "search the weather tomorrorw": "Search the web in Chrome for tomorrow's weather",
          "check my new emails": "Check my new emails in Gmail", "open gmail": "Open Gmail",
          "turn on wifi": "Turn on Wi-Fi", "在设置里打开深色模式": "Turn on dark mode in Settings",
          "打开深色模式": "Turn on dark mode"}
 
-def build_rows(corpus: Path = CORPUS) -> list[dict[str, Any]]:
-    """The labelled steps of every AppAgent run in ``sequences.jsonl``."""
-    manifest = {json.loads(line)["id"]: json.loads(line) for line in open(corpus / "manifest.jsonl", encoding="utf-8")}
-    rows: list[dict[str, Any]] = []
+GUI_AGENT_GOALS = {"seq-a40f203511aa": "Send an email to 221240051@smail.nju.edu.cn about the meeting on 2026-03-18 at 14:00"}
+
+
+def gui_agent_action(log: str):
+    """A GUI-Agent log line -> (action, summary, key for "the same action")."""
+    if m := re.fullmatch(r"tap \((\d+), (\d+)\) '(.*)'", log):
+        x, y = int(m[1]), int(m[2])
+        return {"action_type": "click", "x": x, "y": y}, m[3], ("click", None, (x, y))
+    if m := re.fullmatch(r"input at \((\d+), (\d+)\): adb shell input text (\S+) \('(.*)'\)", log):
+        x, y, text = int(m[1]), int(m[2]), m[3].replace("%s", " ")
+        return ({"action_type": "input_text", "text": text, "x": x, "y": y}, m[4], ("input_text", text, (x, y)))
+    raise ValueError(log)
+
+
+def _runs(corpus: Path, manifest: dict[str, Any]):
+    """(episode, goal, screens, actions, source note, typed labels) per logged run."""
     for line in open(corpus / "sequences.jsonl", encoding="utf-8"):
         seq = json.loads(line)
-        if "Untergang1/AppAgent" not in seq["source"]:
-            continue
-        task = re.search(r"task '([^']+)'", seq["source"])[1]
-        run = re.search(r"task_system_[\d_-]+", seq["source"])[0]
-        goal = GOALS[task]
         screens = seq["screens"]
+        if "Untergang1/AppAgent" in seq["source"]:
+            task = re.search(r"task '([^']+)'", seq["source"])[1]
+            run = re.search(r"task_system_[\d_-]+", seq["source"])[0][12:]
+            xmls = [(corpus / manifest[s]["file"]).read_bytes() for s in screens]
+            acts = [action(a, x) for a, x in zip(seq["actions"], xmls)]
+            typed = {t: v for (r, t), v in TYPED.items() if r == run}
+            yield (f"appagent-{run}", GOALS[task], screens, acts,
+                   "AppAgent's own log; actions mapped as AppAgent maps them", typed)
+        elif seq["id"] in GUI_AGENT_GOALS:
+            logged = [a for a in seq["actions"] if a and not a.startswith("(")]
+            acts = [gui_agent_action(a) for a in logged]
+            yield (f"guiagent-{seq['id'][4:]}", GUI_AGENT_GOALS[seq["id"]], screens[: len(acts) + 1], acts,
+                   "GUI-Agent's own agent.log", GUI_AGENT_TYPED.get(seq["id"], {}))
+
+
+def build_rows(corpus: Path = CORPUS) -> list[dict[str, Any]]:
+    """The labelled steps of every logged agent run in ``sequences.jsonl``."""
+    manifest = {json.loads(line)["id"]: json.loads(line) for line in open(corpus / "manifest.jsonl", encoding="utf-8")}
+    rows: list[dict[str, Any]] = []
+    for episode, goal, screens, acts, source, typed in _runs(corpus, manifest):
         xmls = [(corpus / manifest[s]["file"]).read_bytes() for s in screens]
-        acts = [action(a, x) for a, x in zip(seq["actions"], xmls)]
         fgs = [foreground(x) for x in xmls]  # read once per run, not once per step of its history
         for t in range(1, len(screens)):
             streak = 0
@@ -123,19 +160,19 @@ def build_rows(corpus: Path = CORPUS) -> list[dict[str, Any]]:
             why = [f"stuck loop: the same action {streak}x on an unchanged (byte-identical) screen" if streak
                    else "stuck loop: the last action changed the screen" if screens[t] != screens[t - 1]
                    else "stuck loop: first time"]
-            if (run[12:], t) in TYPED and acts[t - 1][0]["action_type"] == "input_text":
-                lab["previous_intended_effect_satisfied"], w = TYPED[(run[12:], t)]
+            if t in typed and acts[t - 1][0]["action_type"] == "input_text":
+                lab["previous_intended_effect_satisfied"], w = typed[t]
                 why.append("action effect: " + w)
             elif acts[t - 1][0]["action_type"] in ("click", "swipe") and screens[t] == screens[t - 1]:
                 lab["previous_intended_effect_satisfied"] = "no"
                 why.append("action effect: the dump after the action is byte-identical to the one before")
             hist = [{"observation": {"xml": manifest[screens[j]]["file"], "foreground": fgs[j]},
                      "action": acts[j][0], "summary": acts[j][1]} for j in range(t)]
-            rows.append({"id": f"appagent-{run[12:]}-step{t}", "goal": goal,
+            rows.append({"id": f"{episode}-step{t}", "goal": goal,
                          "observation": {"xml": manifest[screens[t]]["file"], "foreground": fgs[t]},
                          "history": hist, "labels": lab,
-                         "meta": {"perturbation": "real_trace", "split": "test", "episode": f"appagent-{run[12:]}",
-                                  "step": t, "why": "; ".join(why) + " (AppAgent's own log; actions mapped as AppAgent maps them)"}})
+                         "meta": {"perturbation": "real_trace", "split": "test", "episode": episode,
+                                  "step": t, "why": "; ".join(why) + f" ({source})"}})
     return rows
 
 
