@@ -158,8 +158,9 @@ class InterferenceDiagnoser(Diagnoser):
                 feats["opened_by_last_action"] = W_OPENED_BY_LAST_ACTION
             elif link == "continues":
                 feats["continues_interruption"] = W_CONTINUES_INTERRUPTION
+            # an onboarding carousel's pages speak of the app's features, not of the task
             shared = self._goal_overlap(ctx, c) if "carousel" not in feats else set()
-            if shared:  # (an onboarding carousel's pages speak of the app's features, not of the task)
+            if shared:
                 # goal words protect the task's own dialogs ("Delete recipe?"), not a
                 # dialog whose wording is plainly promotional
                 feats["goal_overlap"] = round(W_GOAL_WORD * min(2, len(shared)) * (1 - lex / LEXICON_CAP), 3)
