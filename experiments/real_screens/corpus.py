@@ -24,6 +24,7 @@ class Screen:
     label: ScreenLabel
     split: str
     root: Path = CORPUS_DIR
+    round: Optional[int] = None  # the collection round that brought its repository (rounds.yaml)
 
     @property
     def id(self) -> str:
@@ -85,12 +86,30 @@ def load_splits(root: Path = CORPUS_DIR) -> dict[str, str]:
     return out
 
 
+def load_rounds(root: Path = CORPUS_DIR) -> dict[str, int]:
+    """Repository -> the collection round that brought it (rounds.yaml)."""
+    path = root / "rounds.yaml"
+    if not path.exists():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    out: dict[str, int] = {}
+    for number, entry in (data.get("rounds") or {}).items():
+        if not isinstance(number, int) or not isinstance(entry, dict):
+            raise ValueError(f"{path}: round {number!r} must be a number holding 'about' and 'repositories'")
+        for repo in entry.get("repositories") or []:
+            if repo in out:
+                raise ValueError(f"{path}: repository {repo!r} is in round {out[repo]} and round {number}")
+            out[repo] = number
+    return out
+
+
 def load_corpus(split: str = "all", root: Path = CORPUS_DIR) -> list[Screen]:
     """Every labelled file of the corpus (``split``: dev, test or all), in manifest order."""
     if split not in (*SPLITS, "all"):
         raise ValueError(f"split={split!r}: expected one of dev, test, all")
     manifest = {row["id"]: row for row in _jsonl(root / "manifest.jsonl")}
     splits = load_splits(root)
+    rounds = load_rounds(root)
     out = []
     for row in _jsonl(root / "labels.jsonl"):
         label = ScreenLabel(**row)
@@ -101,7 +120,7 @@ def load_corpus(split: str = "all", root: Path = CORPUS_DIR) -> list[Screen]:
         if s is None:
             raise ValueError(f"splits.yaml: repository {m['repo']!r} (file {label.id}) is in no split")
         if split in ("all", s):
-            out.append(Screen(manifest=m, label=label, split=s, root=root))
+            out.append(Screen(manifest=m, label=label, split=s, root=root, round=rounds.get(m["repo"])))
     return out
 
 

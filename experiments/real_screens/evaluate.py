@@ -105,6 +105,7 @@ class ScreenResult:
     split: str
     category: str
     kind: Optional[str]
+    round: Optional[int] = None  # the collection round of its repository
     verdicts: dict[str, str] = field(default_factory=dict)  # tier -> true / false / uncertain
     evidence: dict[str, str] = field(default_factory=dict)
     model_asked: bool = False
@@ -125,7 +126,8 @@ def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge:
     from ttir.middleware import guard
 
     lab = screen.label
-    res = ScreenResult(id=screen.id, repo=screen.repo, split=screen.split, category=lab.category, kind=lab.kind)
+    res = ScreenResult(id=screen.id, repo=screen.repo, split=screen.split, category=lab.category, kind=lab.kind,
+                       round=screen.round)
     obs = screen.observation()
     for tier in tiers:
         d = InterferenceDiagnoser(config.interference, mode=tier, judge=judge if tier != "rules" else None)
@@ -163,7 +165,7 @@ def evaluate(screens: list[Screen], config: Optional[TTIRConfig] = None, tiers: 
             out.append(evaluate_screen(s, config, tiers, judge=judge))
         except DumpError as exc:  # an unreadable dump that is not labelled malformed (a bug elsewhere raises)
             out.append(ScreenResult(id=s.id, repo=s.repo, split=s.split, category=s.label.category,
-                                    kind=s.label.kind, error=str(exc)))
+                                    kind=s.label.kind, round=s.round, error=str(exc)))
     return out
 
 
@@ -210,7 +212,22 @@ def summarize(results: list[ScreenResult], tiers: list[str]) -> dict[str, Any]:
         "actions_on_non_interference": acted,
         "actions_on_non_interference_rate": _share(acted, len(non)),
     }
+    report["by_round"] = {str(k): _headline(rs, tiers[0]) for k, rs in
+                          sorted(_group(ok, lambda r: r.round or 0).items())}
     return report
+
+
+def _headline(rs: list[ScreenResult], tier: str) -> dict[str, int]:
+    """The headline counts of some screens: pop-ups found, false alarms, what the guard did."""
+    inter = [r for r in rs if r.category == "interference"]
+    out = {"screens": len(rs), "interference": len(inter), "detected": sum(r.detected(tier) for r in inter)}
+    for cat in ("ordinary", "wanted"):
+        cs = [r for r in rs if r.category == cat]
+        out[cat] = len(cs)
+        out[f"{cat}_false_alarms"] = sum(r.detected(tier) for r in cs)
+    out["engage_or_destructive_taps"] = sum(r.action_class in ("engage", "destructive") for r in rs)
+    out["actions_on_non_interference"] = sum(r.action_class != "none" for r in rs if r.category != "interference")
+    return out
 
 
 def _group(rs: list[ScreenResult], key: Any) -> dict[Any, list[ScreenResult]]:
@@ -249,6 +266,16 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
     lines += ["", f"taps on engage or destructive controls: {g['engage_or_destructive_taps']}",
               f"actions on screens without interference: {g['actions_on_non_interference']} "
               f"({_pct(g['actions_on_non_interference_rate'])})"]
+    if len(report["by_round"]) > 1:
+        tier = next(iter(report["tiers"]))
+        lines += ["", f"## by collection round ({tier} tier; rounds.yaml — each round after the first was a fresh check)",
+                  "", "| round | screens | pop-ups found | false alarms, ordinary | false alarms, wanted "
+                  "| engage / destructive taps | actions on non-interference |", "|---|---:|---:|---:|---:|---:|---:|"]
+        for k, h in report["by_round"].items():
+            lines.append(f"| {k if k != '0' else '?'} | {h['screens']} | {h['detected']} of {h['interference']} "
+                         f"| {h['ordinary_false_alarms']} of {h['ordinary']} | {h['wanted_false_alarms']} of {h['wanted']} "
+                         f"| {h['engage_or_destructive_taps']} | {h['actions_on_non_interference']} of "
+                         f"{h['ordinary'] + h['wanted']} |")
     if show:
         tier = next(iter(report["tiers"]))
         lines += ["", f"## cases ({tier} tier)"]

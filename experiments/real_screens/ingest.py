@@ -1,13 +1,15 @@
 """Move labelled files from staging directories into the corpus.
 
-    python -m experiments.real_screens.ingest STAGING [STAGING ...] [--seed 0]
+    python -m experiments.real_screens.ingest STAGING [STAGING ...] --round N [--seed 0]
 
 Each staging directory holds what ``collect`` wrote (``manifest.jsonl``, ``files/``)
 and the labels written from the outline (``labels.jsonl``, ids = the manifest's
 ``file``) and optionally ``sequences.jsonl``. Every file is checked again — same
 sha256 as collected, not on the reserved list, not already in the corpus — copied
 byte for byte, and given its corpus id (the first 12 hex digits of its sha256).
-Repositories new to the corpus are assigned to a split (see :func:`assign_splits`).
+Repositories new to the corpus are assigned to a split (see :func:`assign_splits`) and
+recorded under collection round ``N`` in ``rounds.yaml`` (``--round``: needed when the
+staging holds a repository the corpus does not have yet).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, Optional
 
 import yaml
 
-from experiments.real_screens.corpus import CORPUS_DIR, SPLITS, load_splits
+from experiments.real_screens.corpus import CORPUS_DIR, SPLITS, load_rounds, load_splits
 from experiments.real_screens.labels import ScreenLabel
 from experiments.real_screens.reserved import git_blob_id, load_reserved, rejection
 
@@ -43,7 +45,14 @@ def _append(path: Path, rows: list[dict[str, Any]]) -> None:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
-def ingest(stagings: list[Path], corpus: Path = CORPUS_DIR, seed: int = 0) -> dict[str, int]:
+def ingest(stagings: list[Path], corpus: Path = CORPUS_DIR, seed: int = 0,
+           round_: Optional[int] = None) -> dict[str, int]:
+    known = set(load_rounds(corpus)) | set(load_splits(corpus))
+    arriving = sorted({m["repo"] for st in stagings for m in _rows(st / "manifest.jsonl")} - known)
+    if arriving and (round_ is None or round_ < 1):
+        raise ValueError(f"round={round_!r}: the staging brings {len(arriving)} new repositories "
+                         f"({', '.join(arriving[:3])}{', …' if len(arriving) > 3 else ''}); give --round N (N >= 1), "
+                         "the collection round they belong to (see rounds.yaml)")
     reserved = load_reserved()
     have = {r["sha256"] for r in _rows(corpus / "manifest.jsonl")}
     manifest_out, labels_out, sequences_out = [], [], []
@@ -88,7 +97,25 @@ def ingest(stagings: list[Path], corpus: Path = CORPUS_DIR, seed: int = 0) -> di
     _append(corpus / "sequences.jsonl", sequences_out)
     counts["sequences"] = len(sequences_out)
     counts["new_repos"] = assign_splits(corpus, seed)
+    if round_ is not None:
+        record_round(corpus, round_)
     return dict(counts)
+
+
+def record_round(corpus: Path, number: int, about: str = "") -> None:
+    """Put every repository of the corpus that is in no round yet into round ``number``."""
+    path = corpus / "rounds.yaml"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    header = "".join(line + "\n" for line in text.splitlines() if line.startswith("#"))
+    data = (yaml.safe_load(text) or {}).get("rounds") or {}
+    placed = load_rounds(corpus)
+    new = sorted({r["repo"] for r in _rows(corpus / "manifest.jsonl")} - set(placed), key=str.lower)
+    if not new:
+        return
+    entry = data.setdefault(number, {"about": about, "repositories": []})
+    entry["repositories"] = sorted([*entry.get("repositories", []), *new], key=str.lower)
+    path.write_text(header + yaml.safe_dump({"rounds": dict(sorted(data.items()))}, sort_keys=False, allow_unicode=True),
+                    encoding="utf-8")
 
 
 def assign_splits(corpus: Path = CORPUS_DIR, seed: int = 0) -> int:
@@ -132,8 +159,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("staging", nargs="+", type=Path)
     p.add_argument("--seed", type=int, default=0, help="seed of the split assignment of new repositories")
+    p.add_argument("--round", type=int, default=None, dest="round_",
+                   help="the collection round the new repositories belong to (rounds.yaml)")
     args = p.parse_args(argv)
-    print(json.dumps(ingest(args.staging, seed=args.seed)))
+    try:
+        print(json.dumps(ingest(args.staging, seed=args.seed, round_=args.round_)))
+    except ValueError as exc:
+        print(f"ingest: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -81,6 +81,34 @@ def test_the_split_is_by_repository():
     assert steps <= {"dev", "test"}
 
 
+def test_every_repository_belongs_to_one_collection_round():
+    from experiments.real_screens.corpus import load_rounds
+
+    rounds = load_rounds()
+    assert set(rounds) == set(load_splits())
+    assert all(s.round == rounds[s.repo] for s in SCREENS)
+
+
+def test_a_new_repository_needs_its_collection_round(tmp_path):
+    from experiments.real_screens.ingest import ingest
+
+    corpus, staging = tmp_path / "corpus", tmp_path / "staging"
+    corpus.mkdir(), staging.mkdir()
+    (staging / "manifest.jsonl").write_text(json.dumps({"file": "files/x.xml", "repo": "someone/new-repo"}) + "\n")
+    with pytest.raises(ValueError, match=r"round=None.*someone/new-repo.*--round N"):
+        ingest([staging], corpus=corpus)
+    assert not (corpus / "manifest.jsonl").exists()  # nothing was written
+
+
+def test_the_figures_by_round_add_up_to_the_split():
+    results = evaluate([s for s in load_corpus("dev") if s.round in (2, 3)][::4])
+    report = summarize(results, ["rules"])
+    rounds = report["by_round"].values()
+    assert sum(h["screens"] for h in rounds) == report["screens"]
+    assert sum(h["detected"] for h in rounds) == report["tiers"]["rules"]["interference"]["detected"]
+    assert sum(h["engage_or_destructive_taps"] for h in rounds) == report["guard"]["engage_or_destructive_taps"]
+
+
 def test_the_corpus_is_as_broad_as_promised():
     ok = [s for s in SCREENS if not s.label.malformed]
     cats = Counter(s.label.category for s in ok)
