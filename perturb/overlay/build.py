@@ -162,9 +162,13 @@ def _indicator_bar(page: PageSpec, st: PageState, style: Style, ctl: Controls, b
     """An onboarding carousel's bottom bar: the way out (Skip) on the left, the page dots
     in the middle, the way on (Next) on the right."""
     index, total = position
-    dots = row(*[image("record", size=8, color="accent" if k == index else "divider", a11y=False) for k in range(total)],
-               id="page_indicator", gap=8, justify="center", cls="android.widget.LinearLayout", emit=True,
-               desc=f"Page {index + 1} of {total}")
+    if page.indicator_style == "bullets":  # one TextView "•" per dot, in a layoutDots row
+        dots = row(*[text("•", size=28, color="accent" if k == index else "divider") for k in range(total)],
+                   id="layoutDots", gap=0, justify="center", cls="android.widget.LinearLayout", emit=True)
+    else:
+        dots = row(*[image("record", size=8, color="accent" if k == index else "divider", a11y=False) for k in range(total)],
+                   id="page_indicator", gap=8, justify="center", cls="android.widget.LinearLayout", emit=True,
+                   desc=f"Page {index + 1} of {total}")
     left = [make_button(b, page, st, style, ctl) for b in page.buttons if b.role == "dismiss"]
     right = [make_button(b, page, st, style, ctl) for b in page.buttons if b.role != "dismiss"]
     return row(*left, column(dots, weight=1, align="center"), *right, id=bar_id, gap=8)

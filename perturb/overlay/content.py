@@ -43,7 +43,9 @@ def choose_variant(pool: PoolSpec, rng: random.Random, allowed: Optional[Iterabl
     """A seeded choice among the pool's variants in ``language`` (a code, a list of
     codes, or ``any``), restricted to the ``allowed`` ids."""
     variants = variants_in(pool, language, pool_name)
-    if allowed is not None:
+    if allowed is None:
+        variants = [v for v in variants if not v.opt_in]  # opt-in variants only when a spec names them
+    else:
         wanted = list(allowed)
         known = {v.id for v in variants}
         unknown = [w for w in wanted if w not in known]

@@ -122,6 +122,9 @@ class PageSpec(BaseModel):
     stars: bool = False
     progress: Optional[float] = Field(None, ge=0.0, le=1.0, description="Show a progress bar at this fraction.")
     indicator: bool = Field(False, description="Page dots (an onboarding carousel's): which of the pages this one is.")
+    indicator_style: Literal["dots", "bullets"] = Field(
+        "dots", description="How the page dots are drawn: small images, or one '•' text per dot (the widely copied "
+                            "intro-slider layout real dumps show).")
     spinner: bool = False
     auto_next_steps: Optional[int] = Field(None, ge=1, description="Advance by itself after this many steps.")
     buttons: list[ButtonSpec] = Field(default_factory=list)
@@ -156,6 +159,8 @@ class VariantSpec(BaseModel):
     accent: Optional[tuple[int, int, int]] = None
     ids: Optional[dict[str, str]] = Field(None, description="Container ids (overrides the pool's).")
     extras: dict[str, str] = Field(default_factory=dict, description="Extra placeholder values ({sender} …).")
+    opt_in: bool = Field(False, description="Drawn only when a spec's profile_pool names it: a variant added after "
+                                            "sweeps were measured leaves their draws as they were.")
     pages: list[PageSpec] = Field(min_length=1)
 
     @field_validator("language")

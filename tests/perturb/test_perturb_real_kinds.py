@@ -130,6 +130,29 @@ def test_the_first_run_carousel_has_page_dots_skip_and_next():
     assert not env.overlays.active and obs.package == APP
 
 
+def test_the_intro_slider_writes_its_dots_as_bullets_and_the_guard_takes_skip():
+    """The intro-slider layout of real dumps (dev: Open Food Facts' layoutDots of '•'
+    TextViews): the interference rules know it as a carousel, the recovery takes SKIP."""
+    from diagnosers import DiagnosisContext, InterferenceDiagnoser
+    from recoveries import DismissInterference
+    from recoveries.base import RecoveryContext
+
+    real = DEV["3db93f8975a4"].observation()
+    assert sum(e.text == "•" for e in real.elements) == 4  # what the simulator copies
+    env, _ = make_env("first_run_gate", profile_pool=["intro_slider"])
+    obs = open_contacts(env)
+    bullets = [e for e in obs.elements if e.text == "•"]
+    assert len(bullets) == 3 and len({e.bounds[1] for e in bullets}) == 1  # one row, one per page
+    goal = "Add a contact named Ana"
+    f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=goal, observation=obs, history=[]))
+    assert f.problem and "carousel" in f.details["features"]
+    step = DismissInterference().next_step(RecoveryContext(goal=goal, observation=obs, history=[], finding=f))
+    assert step is not None and step.action.point() == find(obs, "SKIP").center
+    x, y = step.action.point()
+    obs = act(env, "click", x=x, y=y)
+    assert not env.overlays.active and obs.package == APP
+
+
 def test_signing_in_at_the_gate_is_a_detour_with_its_own_fields():
     env, _ = make_env("first_run_gate", profile_pool=["welcome_sign_in"])
     obs = open_contacts(env)
@@ -145,15 +168,22 @@ def test_signing_in_at_the_gate_is_a_detour_with_its_own_fields():
 
 
 def test_default_language_draws_exactly_the_english_variants():
-    """Translated variants never change what a default seed draws: the default draw is
-    the same as a draw from the pool's English variants alone, for every pool."""
+    """Translated and opt-in variants never change what a default seed draws: the default
+    draw is the same as a draw from the pool's English, not opt-in variants alone, for every pool."""
     for name in pool_names():
         pool = load_pool(name)
-        english = [v for v in pool.variants if v.language == "en"]
+        english = [v for v in pool.variants if v.language == "en" and not v.opt_in]
         for seed in range(40):
             got = choose_variant(pool, random.Random(seed), None, name)
             want = english[random.Random(seed).randrange(len(english))]
             assert got.id == want.id, (name, seed)
+
+
+def test_an_opt_in_variant_is_drawn_only_when_a_spec_names_it():
+    pool = load_pool("first_run_gate")
+    assert any(v.id == "intro_slider" and v.opt_in for v in pool.variants)
+    assert all(choose_variant(pool, random.Random(s), None, "first_run_gate").id != "intro_slider" for s in range(200))
+    assert choose_variant(pool, random.Random(0), ["intro_slider"], "first_run_gate").id == "intro_slider"
 
 
 @pytest.mark.parametrize("name", TRANSLATED)
