@@ -72,11 +72,19 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 raise ValueError(f"{path}:{n}: not a JSON object: {exc}") from None
 
 
-def load_splits(root: Path = CORPUS_DIR) -> dict[str, str]:
-    path = root / "splits.yaml"
+def read_yaml(path: Path) -> dict[str, Any]:
+    """A YAML mapping of the corpus (splits.yaml, rounds.yaml); {} when the file is absent."""
     if not path.exists():
         return {}
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping at the top, got {type(data).__name__}")
+    return data
+
+
+def load_splits(root: Path = CORPUS_DIR) -> dict[str, str]:
+    path = root / "splits.yaml"
+    data = read_yaml(path)
     out: dict[str, str] = {}
     for split in SPLITS:
         for repo in data.get(split) or []:
@@ -89,9 +97,7 @@ def load_splits(root: Path = CORPUS_DIR) -> dict[str, str]:
 def load_rounds(root: Path = CORPUS_DIR) -> dict[str, int]:
     """Repository -> the collection round that brought it (rounds.yaml)."""
     path = root / "rounds.yaml"
-    if not path.exists():
-        return {}
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = read_yaml(path)
     out: dict[str, int] = {}
     for number, entry in (data.get("rounds") or {}).items():
         if not isinstance(number, int) or not isinstance(entry, dict):

@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 import yaml
 
-from experiments.real_screens.corpus import CORPUS_DIR, SPLITS, load_rounds, load_splits
+from experiments.real_screens.corpus import CORPUS_DIR, SPLITS, load_rounds, load_splits, read_yaml
 from experiments.real_screens.labels import ScreenLabel
 from experiments.real_screens.reserved import git_blob_id, load_reserved, rejection
 
@@ -105,11 +105,10 @@ def ingest(stagings: list[Path], corpus: Path = CORPUS_DIR, seed: int = 0,
 def record_round(corpus: Path, number: int, about: str = "") -> None:
     """Put every repository of the corpus that is in no round yet into round ``number``."""
     path = corpus / "rounds.yaml"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    header = "".join(line + "\n" for line in text.splitlines() if line.startswith("#"))
-    data = (yaml.safe_load(text) or {}).get("rounds") or {}
-    placed = load_rounds(corpus)
-    new = sorted({r["repo"] for r in _rows(corpus / "manifest.jsonl")} - set(placed), key=str.lower)
+    header = "".join(line + "\n" for line in path.read_text(encoding="utf-8").splitlines()
+                     if line.startswith("#")) if path.exists() else ""
+    data = read_yaml(path).get("rounds") or {}
+    new = sorted({r["repo"] for r in _rows(corpus / "manifest.jsonl")} - set(load_rounds(corpus)), key=str.lower)
     if not new:
         return
     entry = data.setdefault(number, {"about": about, "repositories": []})
