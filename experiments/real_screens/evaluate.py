@@ -204,13 +204,13 @@ def summarize(results: list[ScreenResult], tiers: list[str]) -> dict[str, Any]:
     for cat in ("interference", "wanted", "ordinary"):
         rs = [r for r in ok if r.category == cat]
         actions[cat] = {c: sum(r.action_class == c for r in rs) for c in ACTION_CLASSES}
-    non = [r for r in ok if r.category != "interference"]
-    acted = sum(r.action_class != "none" for r in non)
+    whole = _headline(ok, tiers[0])
+    acted = whole["actions_on_non_interference"]
     report["guard"] = {
         "actions": actions,
-        "engage_or_destructive_taps": sum(r.action_class in ("engage", "destructive") for r in ok),
+        "engage_or_destructive_taps": whole["engage_or_destructive_taps"],
         "actions_on_non_interference": acted,
-        "actions_on_non_interference_rate": _share(acted, len(non)),
+        "actions_on_non_interference_rate": _share(acted, whole["ordinary"] + whole["wanted"]),
     }
     report["by_round"] = {str(k): _headline(rs, tiers[0]) for k, rs in
                           sorted(_group(ok, lambda r: r.round or 0).items())}
