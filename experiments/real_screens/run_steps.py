@@ -124,22 +124,26 @@ def gui_agent_action(log: str):
 
 
 def _runs(corpus: Path, manifest: dict[str, Any]):
-    """(episode, goal, screens, actions, source note, typed labels) per logged run."""
+    """(episode, goal, screens, their dumps, actions, source note, typed labels) per logged run."""
+    def dumps(screens: list[str]) -> list[bytes]:
+        return [(corpus / manifest[s]["file"]).read_bytes() for s in screens]
+
     for line in open(corpus / "sequences.jsonl", encoding="utf-8"):
         seq = json.loads(line)
         screens = seq["screens"]
         if "Untergang1/AppAgent" in seq["source"]:
             task = re.search(r"task '([^']+)'", seq["source"])[1]
             run = re.search(r"task_system_[\d_-]+", seq["source"])[0][12:]
-            xmls = [(corpus / manifest[s]["file"]).read_bytes() for s in screens]
+            xmls = dumps(screens)
             acts = [action(a, x) for a, x in zip(seq["actions"], xmls)]
             typed = {t: v for (r, t), v in TYPED.items() if r == run}
-            yield (f"appagent-{run}", GOALS[task], screens, acts,
+            yield (f"appagent-{run}", GOALS[task], screens, xmls, acts,
                    "AppAgent's own log; actions mapped as AppAgent maps them", typed)
         elif seq["id"] in GUI_AGENT_GOALS:
             logged = [a for a in seq["actions"] if a and not a.startswith("(")]
             acts = [gui_agent_action(a) for a in logged]
-            yield (f"guiagent-{seq['id'][4:]}", GUI_AGENT_GOALS[seq["id"]], screens[: len(acts) + 1], acts,
+            screens = screens[: len(acts) + 1]
+            yield (f"guiagent-{seq['id'][4:]}", GUI_AGENT_GOALS[seq["id"]], screens, dumps(screens), acts,
                    "GUI-Agent's own agent.log", GUI_AGENT_TYPED.get(seq["id"], {}))
 
 
@@ -147,8 +151,7 @@ def build_rows(corpus: Path = CORPUS) -> list[dict[str, Any]]:
     """The labelled steps of every logged agent run in ``sequences.jsonl``."""
     manifest = {json.loads(line)["id"]: json.loads(line) for line in open(corpus / "manifest.jsonl", encoding="utf-8")}
     rows: list[dict[str, Any]] = []
-    for episode, goal, screens, acts, source, typed in _runs(corpus, manifest):
-        xmls = [(corpus / manifest[s]["file"]).read_bytes() for s in screens]
+    for episode, goal, screens, xmls, acts, source, typed in _runs(corpus, manifest):
         fgs = [foreground(x) for x in xmls]  # read once per run, not once per step of its history
         for t in range(1, len(screens)):
             streak = 0
