@@ -100,7 +100,7 @@ class DismissInterference(Recovery):
                   and not b.get("next_page")]
         pick = skips or (ways if len(ways) == 1 and len(others) <= 1 else [])
         for b in pick:
-            if tuple(b["center"]) in tried:
+            if tuple(b["center"]) in tried or _covered(ctx.observation, b):
                 continue
             x, y = b["center"]
             return recovery_step(Action(action_type="click", x=x, y=y),
@@ -138,7 +138,7 @@ class DismissInterference(Recovery):
         if found:
             out = []
             for b in found:
-                if b.get("role") != role:
+                if b.get("role") != role or _covered(obs, b):
                     continue
                 e = _element_at(obs, b["center"]) or UIElement(text=b["label"], bounds=tuple(b["bounds"]),
                                                               clickable=True)
@@ -182,6 +182,37 @@ class DismissInterference(Recovery):
         text = " ".join(f"{e.text} {e.content_desc}" for e in obs.elements).lower()
         hints = (*loading_words(), *knowledge().anr_phrases)  # still loading, or the app is hung: wait
         return any(h in text for h in hints) or any("ProgressBar" in e.class_name for e in obs.elements)
+
+
+def _covered(obs: Observation, b: dict[str, Any]) -> bool:
+    """Whether another control lies over the button's centre, so that a tap there would
+    land on it instead (a Firefox Focus tour under its URL bar: a tap on Skip's centre
+    lands in the search field). The button itself, a node inside it or the clickable
+    frame that wraps it is not cover. Such a button is not tapped: the reason would name
+    one control and the tap would reach another."""
+    x, y = b["center"]
+    hit = obs.element_at(x, y, clickable_only=True)
+    if hit is None:
+        return False
+    index = b.get("index")
+    if isinstance(index, int) and 0 <= index < len(obs.elements):
+        hit_index = next(i for i, e in enumerate(obs.elements) if e is hit)
+        return not (_related(obs, hit_index, index) or _related(obs, index, hit_index))
+    x1, y1, x2, y2 = b["bounds"]  # a finding without node indices (a model's): by bounds and label
+    h1, k1, h2, k2 = hit.bounds
+    inside = x1 <= h1 and y1 <= k1 and h2 <= x2 and k2 <= y2
+    return not (inside or norm(label(hit)) == norm(b.get("label", "")))
+
+
+def _related(obs: Observation, node: int, ancestor: int) -> bool:
+    """``node`` is ``ancestor`` or lies inside it."""
+    seen = 0
+    while node is not None and seen <= len(obs.elements):
+        if node == ancestor:
+            return True
+        node = obs.elements[node].parent
+        seen += 1
+    return False
 
 
 def _element_at(obs: Observation, center: Any) -> Optional[UIElement]:

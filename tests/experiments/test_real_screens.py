@@ -404,6 +404,17 @@ def test_a_gate_with_two_ways_on_is_not_tapped_through():
     assert nxt is None or nxt.action.action_type != "click"
 
 
+def test_a_skip_that_another_control_covers_is_not_tapped():
+    """Firefox Focus's tour lies under its URL bar in the dump: a tap on Skip's centre would
+    land in the search field, which the guard had tapped "to dismiss the interruption"."""
+    s = dev("d43d3a4965bc")
+    f = diagnose(s)
+    assert f.problem and any(b["label"] == "Skip" for b in f.details["buttons"])
+    obs, step, source = first_guarded_step(s)
+    assert "search or enter address" not in tapped_names(obs, step.action)
+    assert source == "agent"  # Skip cannot be reached; the tour is reported, not tapped through
+
+
 def test_the_agent_run_steps_are_what_their_runs_and_logs_give():
     """The appagent-* and guiagent-* rows of steps.jsonl follow from the runs' dumps and the
     agents' own logs (experiments.real_screens.run_steps): a label edited by hand would show here."""
