@@ -140,9 +140,7 @@ class DismissInterference(Recovery):
             for b in found:
                 if b.get("role") != role or _covered(obs, b):
                     continue
-                e = _element_at(obs, b["center"]) or UIElement(text=b["label"], bounds=tuple(b["bounds"]),
-                                                              clickable=True)
-                out.append(e)
+                out.append(_button_element(obs, b))
             return sorted(out, key=dismiss_rank)
         return sorted((e for e in self._buttons(obs, ctx.finding.details.get("bounds")) if role_of(e) == role),
                       key=dismiss_rank)
@@ -215,9 +213,19 @@ def _related(obs: Observation, node: int, ancestor: int) -> bool:
     return False
 
 
-def _element_at(obs: Observation, center: Any) -> Optional[UIElement]:
-    x, y = center
-    return obs.element_at(x, y, clickable_only=True)
+def _button_element(obs: Observation, b: dict[str, Any]) -> UIElement:
+    """The finding's button as a screen element: its own node (so that the tap lands on
+    its centre, not on that of a clickable frame around it), else one built from it."""
+    bounds = tuple(b["bounds"])
+    index = b.get("index")
+    node = obs.elements[index] if isinstance(index, int) and 0 <= index < len(obs.elements) else None
+    if node is None or node.bounds != bounds:
+        x, y = b["center"]
+        node = obs.element_at(x, y, clickable_only=True)
+    if node is None or node.bounds != bounds:
+        return UIElement(text=b["label"], bounds=bounds, clickable=True)
+    # a clickable frame whose label is its children's text: name it by what the finding read
+    return node if label(node) else node.model_copy(update={"text": b["label"]})
 
 
 def _is_wait(b: dict[str, Any]) -> bool:
