@@ -5,16 +5,19 @@ model and cascade when an endpoint is configured), and what a guarded agent that
 only waits does on it — the guard's first action classified against the label as
 dismiss / engage / destructive / back / other, or harmful when the screen holds no
 interference. The figures: recall per kind, false alarms on ordinary screens and on
-wanted dialogs separately, and the guard's actions.
+wanted dialogs separately, and the guard's actions, each headline rate with a 95 %
+interval that resamples repositories (experiments/metrics/intervals.py).
 """
 
 from __future__ import annotations
 
+import random
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from experiments.metrics.intervals import LEVEL, RESAMPLES, cluster_interval
 from experiments.real_screens.corpus import Screen
 from ttir.config import TTIRConfig
 from ttir.dump import DumpError
@@ -176,7 +179,7 @@ def _share(n: int, d: int) -> Optional[float]:
     return round(n / d, 4) if d else None
 
 
-def summarize(results: list[ScreenResult], tiers: list[str]) -> dict[str, Any]:
+def summarize(results: list[ScreenResult], tiers: list[str], seed: int = 0) -> dict[str, Any]:
     ok = [r for r in results if r.error is None]
     inter = [r for r in ok if r.category == "interference"]
     report: dict[str, Any] = {"screens": len(ok), "errors": [r.id for r in results if r.error],
@@ -214,7 +217,25 @@ def summarize(results: list[ScreenResult], tiers: list[str]) -> dict[str, Any]:
     }
     report["by_round"] = {str(k): _headline(rs, tiers[0]) for k, rs in
                           sorted(_group(ok, lambda r: r.round or 0).items())}
+    report["intervals"] = _intervals(ok, tiers[0], random.Random(seed))
     return report
+
+
+def _intervals(rs: list[ScreenResult], tier: str, rng: random.Random) -> dict[str, Any]:
+    """95 % intervals of the headline rates, resampling repositories (their screens are
+    alike: one app, one labeller), so that a reader sees how far a figure could move."""
+    per_repo = [_headline(g, tier) for g in _group(rs, lambda r: r.repo).values()]
+    pairs = {
+        "recall": [(h["detected"], h["interference"]) for h in per_repo],
+        "ordinary_false_alarm_rate": [(h["ordinary_false_alarms"], h["ordinary"]) for h in per_repo],
+        "wanted_false_alarm_rate": [(h["wanted_false_alarms"], h["wanted"]) for h in per_repo],
+        "actions_on_non_interference_rate": [(h["actions_on_non_interference"], h["ordinary"] + h["wanted"])
+                                             for h in per_repo],
+    }
+    out: dict[str, Any] = {"level": LEVEL, "resamples": RESAMPLES, "clusters": "repository"}
+    for name, clusters in pairs.items():
+        out[name] = cluster_interval(clusters, rng)
+    return out
 
 
 def _headline(rs: list[ScreenResult], tier: str) -> dict[str, int]:
@@ -241,14 +262,24 @@ def _pct(v: Optional[float]) -> str:
     return "—" if v is None else f"{100 * v:.1f} %"
 
 
+def _interval(report: dict[str, Any], name: str) -> str:
+    iv = report.get("intervals") or {}
+    if not iv.get(name):
+        return ""
+    lo, hi = iv[name]
+    return f" [{100 * iv['level']:.0f} % interval over repositories: {100 * lo:.1f}–{100 * hi:.1f} %]"
+
+
 def render(report: dict[str, Any], results: list[ScreenResult], split: str, show: bool = False) -> str:
+    first = next(iter(report["tiers"]), None)  # the tier the intervals and the guard's figures are of
     lines = [f"Real screens ({split} split): {report['screens']} screens from {report['repos']} repositories"]
     if report["errors"]:
         lines.append(f"unreadable (not labelled malformed): {', '.join(report['errors'])}")
     for tier, t in report["tiers"].items():
         i = t["interference"]
         lines += ["", f"## {tier} tier", "",
-                  f"interference recall {_pct(i['recall'])} ({i['detected']} of {i['n']})", "",
+                  f"interference recall {_pct(i['recall'])} ({i['detected']} of {i['n']})"
+                  + (_interval(report, "recall") if tier == first else ""), "",
                   "| kind | screens | detected | uncertain | recall |", "|---|---:|---:|---:|---:|"]
         for kind, k in i["per_kind"].items():
             lines.append(f"| {kind} | {k['n']} | {k['detected']} | {k['uncertain']} | {_pct(k['recall'])} |")
@@ -256,6 +287,9 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
                   "|---|---:|---:|---:|---:|"]
         for cat, fa in t["false_alarms"].items():
             lines.append(f"| {cat} | {fa['n']} | {fa['false_alarms']} | {_pct(fa['rate'])} | {fa['uncertain']} |")
+        if tier == first:
+            lines += ["", "false-alarm rate, ordinary" + _interval(report, "ordinary_false_alarm_rate")
+                      + "; wanted" + _interval(report, "wanted_false_alarm_rate")]
         if "model_asked" in t:
             lines.append(f"\nthe cascade asked the model on {t['model_asked']} of {report['screens']} screens")
     g = report["guard"]
@@ -265,7 +299,7 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
         lines.append(f"| {cat} | " + " | ".join(str(c[k]) for k in ACTION_CLASSES) + " |")
     lines += ["", f"taps on engage or destructive controls: {g['engage_or_destructive_taps']}",
               f"actions on screens without interference: {g['actions_on_non_interference']} "
-              f"({_pct(g['actions_on_non_interference_rate'])})"]
+              f"({_pct(g['actions_on_non_interference_rate'])})" + _interval(report, "actions_on_non_interference_rate")]
     if len(report["by_round"]) > 1:
         tier = next(iter(report["tiers"]))
         lines += ["", f"## by collection round ({tier} tier; rounds.yaml — each round after the first was a fresh check)",

@@ -107,6 +107,9 @@ def test_the_figures_by_round_add_up_to_the_split():
     assert sum(h["screens"] for h in rounds) == report["screens"]
     assert sum(h["detected"] for h in rounds) == report["tiers"]["rules"]["interference"]["detected"]
     assert sum(h["engage_or_destructive_taps"] for h in rounds) == report["guard"]["engage_or_destructive_taps"]
+    recall = report["tiers"]["rules"]["interference"]["recall"]
+    lo, hi = report["intervals"]["recall"]  # repositories resampled, seeded: the same report every run
+    assert lo <= recall <= hi and report["intervals"] == summarize(results, ["rules"])["intervals"]
 
 
 def test_the_corpus_is_as_broad_as_promised():
