@@ -140,7 +140,10 @@ class DismissInterference(Recovery):
             for b in found:
                 if b.get("role") != role or _covered(obs, b):
                     continue
-                out.append(_button_element(obs, b))
+                e = _button_element(obs, b)
+                if e.checkable:
+                    continue  # "Don't ask again" is a checkbox: ticking it changes a setting, it closes nothing
+                out.append(e)
             return sorted(out, key=dismiss_rank)
         return sorted((e for e in self._buttons(obs, ctx.finding.details.get("bounds")) if role_of(e) == role),
                       key=dismiss_rank)
@@ -163,7 +166,7 @@ class DismissInterference(Recovery):
     def _buttons(obs: Observation, region: Optional[list[int]]) -> list[UIElement]:
         out = []
         for e in obs.elements:
-            if not (e.clickable and e.enabled and e.area > 0 and label(e)):
+            if not (e.clickable and e.enabled and e.area > 0 and label(e)) or e.checkable:
                 continue
             if region:
                 x, y = e.center

@@ -418,6 +418,22 @@ def test_a_skip_that_another_control_covers_is_not_tapped():
     assert source == "agent"  # Skip cannot be reached; the tour is reported, not tapped through
 
 
+def test_a_checkbox_is_never_tapped_to_dismiss():
+    """A permission prompt whose DENY was tapped and stayed: its "Don't ask again" is a
+    checkbox (ticking it turns the next Deny into a permanent one), not a way out."""
+    from recoveries import DismissInterference
+    from recoveries.base import RecoveryContext
+
+    s = dev("fdb74a5cfc9d")  # storage permission 3 of 3: Don't ask again (CheckBox), DENY, ALLOW
+    obs = s.observation()
+    f = diagnose(s)
+    deny = next(b for b in f.details["buttons"] if b["label"] == "DENY")
+    tapped = AgentStep(action=Action(action_type="click", x=deny["center"][0], y=deny["center"][1]), summary="Tap DENY")
+    ctx = RecoveryContext(goal=s.label.goal, observation=obs, history=[], finding=f, taken=[tapped])
+    nxt = DismissInterference().next_step(ctx)
+    assert nxt is None or "don't ask again" not in tapped_names(obs, nxt.action)
+
+
 def test_the_agent_run_steps_are_what_their_runs_and_logs_give():
     """The appagent-* and guiagent-* rows of steps.jsonl follow from the runs' dumps and the
     agents' own logs (experiments.real_screens.run_steps): a label edited by hand would show here."""
