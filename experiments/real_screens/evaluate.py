@@ -24,6 +24,7 @@ from ttir.dump import DumpError
 from ttir.types import Action, AgentStep, Observation
 
 ACTION_CLASSES = ("dismiss", "engage", "destructive", "back", "other", "wait", "none")
+SESSION_STEPS = 3  # guarded steps per screen: the headline one, then two on the unchanged screen
 
 
 class WaitOnlyAgent:
@@ -115,15 +116,21 @@ class ScreenResult:
     guard_action: Optional[dict[str, Any]] = None
     guard_summary: str = ""
     action_class: str = "none"
+    # the classes of the guard's next actions when the screen stays as it is (its first
+    # action had no effect): what its fallbacks would do, step by step
+    session: list[str] = field(default_factory=list)
     error: Optional[str] = None
 
     def detected(self, tier: str) -> bool:
         return self.verdicts.get(tier) == "true"
 
 
-def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge: Any = None) -> ScreenResult:
-    """One screen: the interference verdict per tier, then one guarded step of a
-    wait-only agent (the cascade's guard when that tier is asked for, else the rules')."""
+def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge: Any = None,
+                    session_steps: int = SESSION_STEPS) -> ScreenResult:
+    """One screen: the interference verdict per tier, then guarded steps of a wait-only
+    agent (the cascade's guard when that tier is asked for, else the rules'): the first
+    is the headline; the ``session_steps - 1`` after it see the same screen again, as
+    if each action had had no effect, and show what the guard's fallbacks do."""
     from diagnosers import DiagnosisContext, InterferenceDiagnoser
     from ttir.config import DIAGNOSERS
     from ttir.middleware import guard
@@ -148,11 +155,26 @@ def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge:
         res.guard_action = step.action.to_dict()
         res.guard_summary = step.summary
     res.action_class = classify(screen, obs, step, source)
+    for _ in range(session_steps - 1):
+        step = agent.step(obs)
+        source = agent.report.usage[-1].source if agent.report.usage else "agent"
+        res.session.append(_session_class(screen, obs, step, source))
     return res
 
 
+def _session_class(screen: Screen, obs: Observation, step: AgentStep, source: str) -> str:
+    """As :func:`classify`; closing the task's own hung app after its waits is what the
+    ANR rule prescribes (re-orientation opens it again), so it is told apart."""
+    c = classify(screen, obs, step, source)
+    if c == "destructive" and screen.label.kind == "anr" and screen.label.anr_of == "task_app":
+        return "close_hung_app"
+    return c
+
+
 def evaluate(screens: list[Screen], config: Optional[TTIRConfig] = None, tiers: Optional[list[str]] = None,
-             judge: Any = None, progress: bool = False) -> list[ScreenResult]:
+             judge: Any = None, progress: bool = False, session_steps: int = SESSION_STEPS) -> list[ScreenResult]:
+    if session_steps < 1:
+        raise ValueError(f"session_steps must be at least 1, got {session_steps}")
     config = config or TTIRConfig()
     tiers = tiers or ["rules"]
     out = []
@@ -165,7 +187,7 @@ def evaluate(screens: list[Screen], config: Optional[TTIRConfig] = None, tiers: 
         if s.label.malformed:
             continue
         try:
-            out.append(evaluate_screen(s, config, tiers, judge=judge))
+            out.append(evaluate_screen(s, config, tiers, judge=judge, session_steps=session_steps))
         except DumpError as exc:  # an unreadable dump that is not labelled malformed (a bug elsewhere raises)
             out.append(ScreenResult(id=s.id, repo=s.repo, split=s.split, category=s.label.category,
                                     kind=s.label.kind, round=s.round, error=str(exc)))
@@ -218,7 +240,26 @@ def summarize(results: list[ScreenResult], tiers: list[str], seed: int = 0) -> d
     report["by_round"] = {str(k): _headline(rs, tiers[0]) for k, rs in
                           sorted(_group(ok, lambda r: r.round or 0).items())}
     report["intervals"] = _intervals(ok, tiers[0], random.Random(seed))
+    report["session"] = _session(ok)
     return report
+
+
+def _session(rs: list[ScreenResult]) -> dict[str, Any]:
+    """Over the whole replay of each screen (first step and the ones after it): how many
+    screens saw an engage or destructive tap, an action though they hold no
+    interference, or the task's own hung app closed."""
+    steps = 1 + max((len(r.session) for r in rs), default=0)
+    every = {r.id: [r.action_class, *r.session] for r in rs}
+    inter = [r for r in rs if r.category == "interference"]
+    return {
+        "steps": steps,
+        "engage_or_destructive_taps": sum(any(c in ("engage", "destructive") for c in every[r.id]) for r in rs),
+        "actions_on_non_interference": sum(any(c != "none" for c in every[r.id]) for r in rs
+                                           if r.category != "interference"),
+        "non_interference": sum(r.category != "interference" for r in rs),
+        "closed_hung_task_app": sum("close_hung_app" in every[r.id] for r in inter),
+        "by_step": [dict(Counter(every[r.id][k] for r in rs if k < len(every[r.id]))) for k in range(steps)],
+    }
 
 
 def _intervals(rs: list[ScreenResult], tier: str, rng: random.Random) -> dict[str, Any]:
@@ -300,6 +341,12 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
     lines += ["", f"taps on engage or destructive controls: {g['engage_or_destructive_taps']}",
               f"actions on screens without interference: {g['actions_on_non_interference']} "
               f"({_pct(g['actions_on_non_interference_rate'])})" + _interval(report, "actions_on_non_interference_rate")]
+    ses = report.get("session")
+    if ses and ses["steps"] > 1:
+        lines += ["", f"over {ses['steps']} guarded steps on a screen that does not change (each action without effect): "
+                  f"screens with an engage or destructive tap {ses['engage_or_destructive_taps']}, screens without "
+                  f"interference acted on {ses['actions_on_non_interference']} of {ses['non_interference']}, "
+                  f"the task's own hung app closed after its waits {ses['closed_hung_task_app']}"]
     if len(report["by_round"]) > 1:
         tier = next(iter(report["tiers"]))
         lines += ["", f"## by collection round ({tier} tier; rounds.yaml — each round after the first was a fresh check)",

@@ -220,6 +220,16 @@ def test_the_guard_never_engages_or_destroys_on_the_dev_split():
     assert report["guard"]["engage_or_destructive_taps"] == 0
     assert report["guard"]["actions_on_non_interference_rate"] <= 0.01
     assert not report["errors"]
+    # nor when its actions have no effect and it falls back, step after step
+    assert report["session"]["steps"] == 3 and report["session"]["engage_or_destructive_taps"] == 0
+
+
+def test_the_task_apps_own_hang_is_waited_on_then_closed_and_that_is_told_apart():
+    s = dev("d9d8d1560ddf")  # "Jobnest isn't responding", the task's own app
+    (r,) = evaluate([s], session_steps=4)
+    assert r.action_class == "dismiss" and r.session[0] == "dismiss"  # Wait, Wait
+    assert r.session[1] == "close_hung_app"  # then Close app, which re-orientation follows by opening it again
+    assert summarize([r], ["rules"])["session"]["closed_hung_task_app"] == 1
 
 
 # ------------------------------------------------------------------ an app's own pop-ups (second round, dev)

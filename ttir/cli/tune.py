@@ -177,6 +177,10 @@ def _eval_parser(tsub: Any) -> None:
     p.add_argument("--split", choices=["dev", "test", "all"], default="test",
                    help="with --real: which split (default test; tune on dev only)")
     p.add_argument("--cases", action="store_true", help="with --real: list every miss, false alarm and bad action")
+    p.add_argument("--session-steps", type=int, default=3, metavar="N",
+                   help="with --real: guarded steps per screen (default 3). The first is the headline; the ones "
+                        "after it see the same screen again, as if each action had had no effect, and show what "
+                        "the guard's fallbacks would tap")
     _config_args(p)
     p.add_argument("--tiers", default="auto",
                    help="comma-separated tiers: rules, vlm, cascade (default auto: rules, plus vlm and cascade when an "
@@ -246,7 +250,8 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
     screens = load_corpus(args.split)
     if not screens:
         raise ValueError(f"the real-screen corpus has no screen in split {args.split!r}")
-    results = evaluate(screens, cfg, tiers, judge=judge, progress=not args.no_progress and not args.json)
+    results = evaluate(screens, cfg, tiers, judge=judge, progress=not args.no_progress and not args.json,
+                       session_steps=args.session_steps)
     report = summarize(results, tiers)
     report["split"] = args.split
     report["cases"] = [r.__dict__ for r in results]
