@@ -534,11 +534,14 @@ def _has_up_arrow(obs: Observation, tree: ScreenTree, members: list[int]) -> boo
 
 
 def _indicator_row(obs: Observation, small: list[int]) -> bool:
-    """Page-indicator dots: three or more small nodes of one size side by side on one line."""
-    by_line: dict[tuple[int, int], list[int]] = {}
+    """Page-indicator dots: three or more small nodes of one size side by side on one
+    line, copies of one view (one class, one id or none) — a toolbar's row of icon
+    buttons has an id per button (search, filter, messages) and is not a carousel's dots."""
+    by_line: dict[tuple[int, int, str, str], list[int]] = {}
     for j in small:
-        x1, y1, x2, y2 = obs.elements[j].bounds
-        by_line.setdefault(((y1 + y2) // 8, (y2 - y1) // 4), []).append(j)
+        e = obs.elements[j]
+        x1, y1, x2, y2 = e.bounds
+        by_line.setdefault(((y1 + y2) // 8, (y2 - y1) // 4, e.class_name, e.resource_id), []).append(j)
     for row in by_line.values():
         if len(row) < 3:
             continue

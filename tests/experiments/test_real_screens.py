@@ -394,6 +394,11 @@ def test_the_home_screens_pages_and_dots_are_not_a_gate():
     assert diagnose(s).verdict == "false"
 
 
+def test_a_toolbars_row_of_icon_buttons_is_not_a_carousels_dots():
+    s = dev("eb4e2d44a359")  # a TV app's home: a tab rail, a header of icon buttons (search, filter …), a pager
+    assert diagnose(s).verdict == "false"
+
+
 def test_a_welcome_title_in_a_toolbar_does_not_make_the_page_content():
     s = dev("18f40a86bc92")  # action bar "Welcome to K-9 Mail", Import settings | Next
     f = diagnose(s)
