@@ -34,3 +34,5 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys: pytest.CaptureFixture[str]
     assert "does not exist" in capsys.readouterr().err
     assert main(["tune", "sweep", str(tmp_path), "--param", "stuck_loop.window"]) == 2
     assert "KEY=V1" in capsys.readouterr().err
+    assert main(["tune", "eval", "--real", "--session-steps", "0"]) == 2
+    assert "--session-steps must be at least 1" in capsys.readouterr().err

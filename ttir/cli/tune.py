@@ -247,6 +247,8 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
     from experiments.tune.evaluate import Variant, evaluate_dataset, summarise
     from experiments.tune.tables import eval_text
 
+    if args.session_steps < 1:
+        raise ValueError(f"--session-steps must be at least 1 (the headline step), got {args.session_steps}")
     screens = load_corpus(args.split)
     if not screens:
         raise ValueError(f"the real-screen corpus has no screen in split {args.split!r}")
