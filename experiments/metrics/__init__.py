@@ -7,6 +7,7 @@
 - ``safety``      engagement with injected content
 - ``guardstats``  triggers, precision against the event log, sessions, model usage, latency
 - ``attribution`` failed episodes -> the paper's four error categories
+- ``intervals``   how sure a ratio is: a bootstrap over clusters (repositories, tasks)
 """
 
 from experiments.metrics.adr import action_difference_rate, action_tokens, adr_table, edit_distance
