@@ -239,7 +239,12 @@ def summarize(results: list[ScreenResult], tiers: list[str], seed: int = 0) -> d
     }
     report["by_round"] = {str(k): _headline(rs, tiers[0]) for k, rs in
                           sorted(_group(ok, lambda r: r.round or 0).items())}
-    report["intervals"] = _intervals(ok, tiers[0], random.Random(seed))
+    rng = random.Random(seed)
+    report["intervals"] = _intervals(ok, tiers[0], rng)
+    for k, rs in _group(ok, lambda r: r.round or 0).items():
+        per_repo = [_headline(g, tiers[0]) for g in _group(rs, lambda r: r.repo).values()]
+        report["by_round"][str(k)]["recall_interval"] = cluster_interval(
+            [(h["detected"], h["interference"]) for h in per_repo], rng)
     report["session"] = _session(ok)
     return report
 

@@ -3,6 +3,7 @@
 - ``fig4_failed_<agent>.png``  failed episodes with and without the guard, clean and perturbed (Figure 4)
 - ``per_type_<agent>.png``  clean → perturbed success per perturbation type, every guard mode in one chart (Figures 6/7)
 - ``components_delta.png``  Δc per component (and AnTrap layer, when the run has traps) for every agent × guard mode (Table 2)
+- ``plot_real_screens``  the real-screen report: recall per collection round, the guard's actions
 
 Importing this module raises ImportError when matplotlib is missing.
 """
@@ -148,3 +149,44 @@ def plot_components(m: "RunMetrics", out: Path) -> list[Path]:
 def write_plots(m: "RunMetrics", out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     return plot_failures(m, out) + plot_per_type(m, out) + plot_components(m, out)
+
+
+def plot_real_screens(report: dict, out: Path) -> Path:
+    """The real-screen report (``ttir tune eval --real --plot``): pop-ups found per
+    collection round with their 95 % intervals over repositories (every round after
+    the first was a fresh check), and what a guarded wait-only agent did on each
+    category of screen."""
+    rounds = {k: h for k, h in report["by_round"].items() if h["interference"]}
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [1.4, 1]})
+    names = [f"{'round ' + k if k != '0' else '?'}\n{h['detected']}/{h['interference']}" for k, h in rounds.items()]
+    recall = [h["detected"] / h["interference"] for h in rounds.values()]
+    lo = [r - (h.get("recall_interval") or (r, r))[0] for r, h in zip(recall, rounds.values())]
+    hi = [(h.get("recall_interval") or (r, r))[1] - r for r, h in zip(recall, rounds.values())]
+    left.bar(names, [100 * r for r in recall], color=CLEAN_COLOUR, yerr=[[100 * v for v in lo], [100 * v for v in hi]],
+                    capsize=3)
+    left.axhline(90, color=PERT_COLOUR, linestyle="--", linewidth=1, label="target 90 %")
+    left.set_ylim(0, 110)
+    left.set_ylabel("pop-ups found (%)")
+    left.set_title("interference recall per collection round", fontsize=10)
+    left.legend(fontsize=8, loc="lower right")
+    left.tick_params(axis="x", labelsize=8)
+    acts = report["guard"]["actions"]
+    cats = [c for c in ("interference", "wanted", "ordinary") if sum(acts.get(c, {}).values())]
+    colours = {"dismiss": GUARD_COLOUR, "engage": "#C44E52", "destructive": "#8C1C13", "back": "#8172B2",
+               "other": "#937860", "wait": "#DA8BC3"}  # "none" is the rest of each bar
+    bottom = [0.0] * len(cats)
+    for cls, colour in colours.items():
+        share = [100 * acts[c].get(cls, 0) / max(1, sum(acts[c].values())) for c in cats]
+        right.bar(cats, share, bottom=bottom, color=colour, label=cls)
+        bottom = [b + v for b, v in zip(bottom, share)]
+    right.set_xticks(range(len(cats)), [f"{c}\n(n={sum(acts[c].values())})" for c in cats])
+    right.set_ylabel("screens acted on (%)")
+    right.set_title("the guard's first action (the rest: none)", fontsize=10)
+    right.legend(fontsize=7, ncol=2, loc="upper right")
+    right.set_ylim(0, 1.35 * max(bottom + [1.0]))  # room for the legend above the tallest bar
+    fig.suptitle(f"Real screens, {report.get('split', '?')} split: {report['screens']} screens from "
+                 f"{report['repos']} repositories (rule tier)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

@@ -112,6 +112,20 @@ def test_the_figures_by_round_add_up_to_the_split():
     assert lo <= recall <= hi and report["intervals"] == summarize(results, ["rules"])["intervals"]
 
 
+def test_the_report_draws_recall_per_round_and_the_guards_actions(tmp_path):
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    from experiments.reports.plots import plot_real_screens
+
+    results = evaluate([s for s in load_corpus("dev") if s.round in (2, 3)][::4], session_steps=1)
+    report = summarize(results, ["rules"])
+    assert all(h["interference"] == 0 or h["recall_interval"] for h in report["by_round"].values())
+    png = plot_real_screens(report, tmp_path / "real.png")
+    with Image.open(png) as im:
+        assert im.format == "PNG" and im.width > 600
+
+
 def test_the_corpus_is_as_broad_as_promised():
     ok = [s for s in SCREENS if not s.label.malformed]
     cats = Counter(s.label.category for s in ok)

@@ -177,6 +177,9 @@ def _eval_parser(tsub: Any) -> None:
     p.add_argument("--split", choices=["dev", "test", "all"], default="test",
                    help="with --real: which split (default test; tune on dev only)")
     p.add_argument("--cases", action="store_true", help="with --real: list every miss, false alarm and bad action")
+    p.add_argument("--plot", type=Path, default=None, metavar="PNG",
+                   help="with --real: also draw the report — recall per collection round with its 95 %% interval, "
+                        "the guard's actions per kind of screen (needs matplotlib: pip install 'ttir[plots]')")
     p.add_argument("--session-steps", type=int, default=3, metavar="N",
                    help="with --real: guarded steps per screen (default 3). The first is the headline; the ones "
                         "after it see the same screen again, as if each action had had no effect, and show what "
@@ -249,6 +252,11 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
 
     if args.session_steps < 1:
         raise ValueError(f"--session-steps must be at least 1 (the headline step), got {args.session_steps}")
+    if args.plot is not None:
+        try:
+            from experiments.reports.plots import plot_real_screens
+        except ImportError as exc:
+            raise ValueError(f"--plot {args.plot}: needs matplotlib (pip install 'ttir[plots]'): {exc}") from exc
     screens = load_corpus(args.split)
     if not screens:
         raise ValueError(f"the real-screen corpus has no screen in split {args.split!r}")
@@ -268,6 +276,8 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
                                                        "clean_fpr": args.max_clean_fpr})
         report["steps"] = steps
         text += "\n\n## labelled steps of real runs (experiments/real_screens/steps.jsonl)\n\n" + eval_text(steps, breakdown=False)
+    if args.plot is not None:
+        text += f"\n\nplot: {plot_real_screens(report, args.plot)}"
     _emit(args, report, text)
     return 0
 
