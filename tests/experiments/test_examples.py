@@ -31,3 +31,14 @@ def test_the_single_episode_script_solves_its_task_under_a_pop_up():
                           text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     assert "success=True" in done.stdout and "'interference': 1" in done.stdout
+
+
+def test_the_real_screen_threshold_example_compares_settings_on_dev():
+    script = ROOT / "examples" / "real_screens" / "compare_thresholds.py"
+    done = subprocess.run([sys.executable, str(script), "--every", "6"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and " of " in line]
+    found = {r.split("|")[1].strip().split()[0]: int(r.split("|")[2].split(" of ")[0]) for r in rows}
+    assert set(found) == {"default", "stricter", "looser"}
+    assert found["stricter"] <= found["default"] <= found["looser"]  # a higher bar reports fewer pop-ups
