@@ -34,7 +34,7 @@ def main() -> None:
     args = ap.parse_args()
     screens = load_corpus(args.split)[:: max(1, args.every)]
     print(f"{len(screens)} screens of the {args.split} split, rule tier, one guarded step each")
-    print("| setting | pop-ups found | false alarms, ordinary | false alarms, wanted | engage taps | actions on non-interference |")
+    print("| setting | pop-ups found | false alarms, ordinary | false alarms, wanted | engage or destructive taps | actions on non-interference |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, changes in SETTINGS.items():
         cfg = TTIRConfig().override(changes) if changes else TTIRConfig()
