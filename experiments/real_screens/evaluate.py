@@ -110,6 +110,7 @@ class ScreenResult:
     category: str
     kind: Optional[str]
     round: Optional[int] = None  # the collection round of its repository
+    back_dismisses: Optional[bool] = None  # the label's word on whether Back closes it without harm
     verdicts: dict[str, str] = field(default_factory=dict)  # tier -> true / false / uncertain
     evidence: dict[str, str] = field(default_factory=dict)
     model_asked: bool = False
@@ -137,7 +138,7 @@ def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge:
 
     lab = screen.label
     res = ScreenResult(id=screen.id, repo=screen.repo, split=screen.split, category=lab.category, kind=lab.kind,
-                       round=screen.round)
+                       round=screen.round, back_dismisses=lab.back_dismisses)
     obs = screen.observation()
     for tier in tiers:
         d = InterferenceDiagnoser(config.interference, mode=tier, judge=judge if tier != "rules" else None)
@@ -236,6 +237,8 @@ def summarize(results: list[ScreenResult], tiers: list[str], seed: int = 0) -> d
         "engage_or_destructive_taps": whole["engage_or_destructive_taps"],
         "actions_on_non_interference": acted,
         "actions_on_non_interference_rate": _share(acted, whole["ordinary"] + whole["wanted"]),
+        # Back on a screen whose label says Back does not close it (a gate Back would leave the app from)
+        "back_where_back_harms": sum(r.action_class == "back" and r.back_dismisses is False for r in ok),
     }
     report["by_round"] = {str(k): _headline(rs, tiers[0]) for k, rs in
                           sorted(_group(ok, lambda r: r.round or 0).items())}
@@ -263,6 +266,7 @@ def _session(rs: list[ScreenResult]) -> dict[str, Any]:
                                            if r.category != "interference"),
         "non_interference": sum(r.category != "interference" for r in rs),
         "closed_hung_task_app": sum("close_hung_app" in every[r.id] for r in inter),
+        "back_where_back_harms": sum("back" in every[r.id] and r.back_dismisses is False for r in rs),
         "by_step": [dict(Counter(every[r.id][k] for r in rs if k < len(every[r.id]))) for k in range(steps)],
     }
 
@@ -345,13 +349,15 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
         lines.append(f"| {cat} | " + " | ".join(str(c[k]) for k in ACTION_CLASSES) + " |")
     lines += ["", f"taps on engage or destructive controls: {g['engage_or_destructive_taps']}",
               f"actions on screens without interference: {g['actions_on_non_interference']} "
-              f"({_pct(g['actions_on_non_interference_rate'])})" + _interval(report, "actions_on_non_interference_rate")]
+              f"({_pct(g['actions_on_non_interference_rate'])})" + _interval(report, "actions_on_non_interference_rate"),
+              f"Back pressed where the label says Back does not close it: {g['back_where_back_harms']}"]
     ses = report.get("session")
     if ses and ses["steps"] > 1:
         lines += ["", f"over {ses['steps']} guarded steps on a screen that does not change (each action without effect): "
                   f"screens with an engage or destructive tap {ses['engage_or_destructive_taps']}, screens without "
                   f"interference acted on {ses['actions_on_non_interference']} of {ses['non_interference']}, "
-                  f"the task's own hung app closed after its waits {ses['closed_hung_task_app']}"]
+                  f"the task's own hung app closed after its waits {ses['closed_hung_task_app']}, Back pressed where "
+                  f"it does not close the screen {ses['back_where_back_harms']}"]
     if len(report["by_round"]) > 1:
         tier = next(iter(report["tiers"]))
         lines += ["", f"## by collection round ({tier} tier; rounds.yaml — each round after the first was a fresh check)",

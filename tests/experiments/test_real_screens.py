@@ -126,6 +126,21 @@ def test_the_report_draws_recall_per_round_and_the_guards_actions(tmp_path):
         assert im.format == "PNG" and im.width > 600
 
 
+def test_back_where_the_label_says_back_harms_is_counted():
+    from experiments.real_screens.evaluate import ScreenResult
+
+    def result(i, action, back_dismisses, session=()):
+        return ScreenResult(id=i, repo=f"r/{i}", split="dev", category="interference", kind="first_run",
+                            round=1, back_dismisses=back_dismisses, verdicts={"rules": "true"}, action_class=action,
+                            session=list(session))
+
+    rs = [result("a", "back", False), result("b", "back", True), result("c", "back", None),
+          result("d", "dismiss", False, session=["back", "none"])]
+    report = summarize(rs, ["rules"])
+    assert report["guard"]["back_where_back_harms"] == 1  # a: the first step
+    assert report["session"]["back_where_back_harms"] == 2  # a, and d's fallback
+
+
 def test_the_corpus_is_as_broad_as_promised():
     ok = [s for s in SCREENS if not s.label.malformed]
     cats = Counter(s.label.category for s in ok)
