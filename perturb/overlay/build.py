@@ -154,6 +154,9 @@ def _buttons(page: PageSpec, st: PageState, style: Style, ctl: Controls, bar_id:
         return []
     if page.button_layout == "stack":
         return [column(*[make_button(b, page, st, style, ctl, fill=True) for b in page.buttons], id=bar_id, gap=4)]
+    if page.button_layout == "split":  # equal shares of the bar, side by side (K-9's Import settings | Next)
+        return [row(*[column(make_button(b, page, st, style, ctl, fill=True), weight=1) for b in page.buttons],
+                    id=bar_id, gap=8)]
     return [row(*[make_button(b, page, st, style, ctl) for b in page.buttons], id=bar_id, gap=8, justify="end")]
 
 

@@ -128,7 +128,7 @@ class PageSpec(BaseModel):
     spinner: bool = False
     auto_next_steps: Optional[int] = Field(None, ge=1, description="Advance by itself after this many steps.")
     buttons: list[ButtonSpec] = Field(default_factory=list)
-    button_layout: Literal["row", "stack"] = "row"
+    button_layout: Literal["row", "stack", "split"] = "row"  # split: equal shares of the bottom bar
     close_button: Optional[ButtonSpec] = Field(None, description="Icon button in the top corner (full-screen, dialog, banner).")
     style: Optional[Style] = None
 

@@ -153,6 +153,30 @@ def test_the_intro_slider_writes_its_dots_as_bullets_and_the_guard_takes_skip():
     assert not env.overlays.active and obs.package == APP
 
 
+def test_a_welcome_page_with_two_ways_on_is_reported_and_neither_is_tapped():
+    """K-9 Mail's first page as real dumps show it (dev 18f40a86bc92): a toolbar titled
+    "Welcome to …" and Import settings | Next sharing the bottom bar. The rules call it a
+    gate, as they call the real one, and the recovery taps neither way on."""
+    from diagnosers import DiagnosisContext, InterferenceDiagnoser
+    from recoveries import DismissInterference
+    from recoveries.base import RecoveryContext
+
+    real = DEV["18f40a86bc92"].observation()
+    assert find(real, "Welcome to K-9 Mail") and find(real, "Import settings") and find(real, "Next")
+    env, _ = make_env("first_run_gate", profile_pool=["welcome_toolbar"])
+    obs = open_contacts(env)
+    imp, nxt = find(obs, "Import settings"), find(obs, "Next")
+    assert find(obs, "Welcome to Contacts") and imp.bounds[1] == nxt.bounds[1]  # one bar
+    assert abs((imp.bounds[2] - imp.bounds[0]) - (nxt.bounds[2] - nxt.bounds[0])) <= 2  # equal shares
+    goal = "Add a contact named Ana"
+    for screen in (real, obs):
+        f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=goal, observation=screen, history=[]))
+        assert f.problem and f.details["kind"] == "takeover"
+        assert DismissInterference().next_step(RecoveryContext(goal=goal, observation=screen, history=[], finding=f)) is None
+    obs = tap(env, "Next")  # the agent's own choice gets past it
+    assert not env.overlays.active and obs.package == APP
+
+
 def test_signing_in_at_the_gate_is_a_detour_with_its_own_fields():
     env, _ = make_env("first_run_gate", profile_pool=["welcome_sign_in"])
     obs = open_contacts(env)
