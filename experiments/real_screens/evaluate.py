@@ -150,16 +150,16 @@ def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge:
     guard_tier = "cascade" if "cascade" in tiers else "rules"
     agent = guard(WaitOnlyAgent(), config.override({f"{d}.mode": guard_tier for d in DIAGNOSERS}))
     agent.reset(lab.goal)
-    step = agent.step(obs)
-    source = agent.report.usage[-1].source if agent.report.usage else "agent"
-    if source == "recovery":
-        res.guard_action = step.action.to_dict()
-        res.guard_summary = step.summary
-    res.action_class = classify(screen, obs, step, source)
-    for _ in range(session_steps - 1):
+    for k in range(session_steps):
         step = agent.step(obs)
         source = agent.report.usage[-1].source if agent.report.usage else "agent"
-        res.session.append(_session_class(screen, obs, step, source))
+        if k:
+            res.session.append(_session_class(screen, obs, step, source))
+            continue
+        if source == "recovery":
+            res.guard_action = step.action.to_dict()
+            res.guard_summary = step.summary
+        res.action_class = classify(screen, obs, step, source)
     return res
 
 
@@ -240,11 +240,11 @@ def summarize(results: list[ScreenResult], tiers: list[str], seed: int = 0) -> d
         # Back on a screen whose label says Back does not close it (a gate Back would leave the app from)
         "back_where_back_harms": sum(r.action_class == "back" and r.back_dismisses is False for r in ok),
     }
-    report["by_round"] = {str(k): _headline(rs, tiers[0]) for k, rs in
-                          sorted(_group(ok, lambda r: r.round or 0).items())}
+    rounds = _group(ok, lambda r: r.round or 0)
+    report["by_round"] = {str(k): _headline(rs, tiers[0]) for k, rs in sorted(rounds.items())}
     rng = random.Random(seed)
     report["intervals"] = _intervals(ok, tiers[0], rng)
-    for k, rs in _group(ok, lambda r: r.round or 0).items():
+    for k, rs in rounds.items():
         per_repo = [_headline(g, tiers[0]) for g in _group(rs, lambda r: r.repo).values()]
         report["by_round"][str(k)]["recall_interval"] = cluster_interval(
             [(h["detected"], h["interference"]) for h in per_repo], rng)

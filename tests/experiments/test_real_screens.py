@@ -436,18 +436,24 @@ def test_a_welcome_title_in_a_toolbar_does_not_make_the_page_content():
     assert source == "agent"  # its only ways on are Next and Import settings: reported, not tapped
 
 
-def test_a_gate_with_two_ways_on_is_not_tapped_through():
+def next_recovery_after_tapping(s, label):
+    """The dismiss recovery's next step once the finding's ``label`` button was tapped
+    and the screen stayed as it was."""
     from recoveries import DismissInterference
     from recoveries.base import RecoveryContext
 
-    s = dev("3290ebad2c5a")  # a paywall: Fermer, and "Commencer — 3 jours gratuits →" (labelled engage), Restaurer …
     obs = s.observation()
     f = diagnose(s)
-    fermer = next(b for b in f.details["buttons"] if b["label"] == "Fermer")
-    tapped = AgentStep(action=Action(action_type="click", x=fermer["center"][0], y=fermer["center"][1]), summary="Tap Fermer")
-    # the close was tried and the page stayed: what is left is the paywall's own ways on
+    b = next(b for b in f.details["buttons"] if b["label"] == label)
+    tapped = AgentStep(action=Action(action_type="click", x=b["center"][0], y=b["center"][1]), summary=f"Tap {label}")
     ctx = RecoveryContext(goal=s.label.goal, observation=obs, history=[], finding=f, taken=[tapped])
-    nxt = DismissInterference().next_step(ctx)
+    return obs, DismissInterference().next_step(ctx)
+
+
+def test_a_gate_with_two_ways_on_is_not_tapped_through():
+    s = dev("3290ebad2c5a")  # a paywall: Fermer, and "Commencer — 3 jours gratuits →" (labelled engage), Restaurer …
+    # the close was tried and the page stayed: what is left is the paywall's own ways on
+    _, nxt = next_recovery_after_tapping(s, "Fermer")
     assert nxt is None or nxt.action.action_type != "click"
 
 
@@ -465,16 +471,8 @@ def test_a_skip_that_another_control_covers_is_not_tapped():
 def test_a_checkbox_is_never_tapped_to_dismiss():
     """A permission prompt whose DENY was tapped and stayed: its "Don't ask again" is a
     checkbox (ticking it turns the next Deny into a permanent one), not a way out."""
-    from recoveries import DismissInterference
-    from recoveries.base import RecoveryContext
-
     s = dev("fdb74a5cfc9d")  # storage permission 3 of 3: Don't ask again (CheckBox), DENY, ALLOW
-    obs = s.observation()
-    f = diagnose(s)
-    deny = next(b for b in f.details["buttons"] if b["label"] == "DENY")
-    tapped = AgentStep(action=Action(action_type="click", x=deny["center"][0], y=deny["center"][1]), summary="Tap DENY")
-    ctx = RecoveryContext(goal=s.label.goal, observation=obs, history=[], finding=f, taken=[tapped])
-    nxt = DismissInterference().next_step(ctx)
+    obs, nxt = next_recovery_after_tapping(s, "DENY")
     assert nxt is None or "don't ask again" not in tapped_names(obs, nxt.action)
 
 
