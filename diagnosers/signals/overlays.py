@@ -35,6 +35,7 @@ W_CAROUSEL = 0.35  # ... or it is a carousel of pages with indicator dots (onboa
 W_GATE_IDS = 0.3  # ... with onboarding / consent / guide / paywall ids
 W_SIGN_IN_WALL = 0.45  # ... that asks to sign in (a password field, Sign in / Create account) before any content
 W_AD_ACTIVITY = 0.3  # the foreground activity is an ad SDK's full-screen activity
+W_COACH_MARK = 0.5  # a coach-mark library's overlay, by the ids it inflates (system.yaml: coach_mark_ids)
 W_SCRIM = 0.05
 W_DISMISS_BUTTON = 0.1  # a decline button next to interruption wording
 LEXICON_CAP = 0.45
@@ -318,8 +319,13 @@ def _extract(obs: Observation) -> list[Candidate]:
             c.features["dialog_window"] = W_DIALOG
             out.append(c)
             continue
-        # inside the main window: dialog-like containers (outermost only)
+        # inside the main window: a coach mark's overlay, dialog-like containers (outermost only)
         inside: set[int] = set()
+        for j in _coach_marks(obs, tree, members):
+            c = _make(obs, tree, j, "dialog", False, r)
+            c.features["coach_mark"] = W_COACH_MARK
+            out.append(c)
+            inside.update(c.members)
         for j in members[1:]:
             if j in inside:
                 continue
@@ -338,6 +344,40 @@ def _extract(obs: Observation) -> list[Candidate]:
         if c.scrim:
             c.features["scrim"] = W_SCRIM
     return out
+
+
+def _coach_marks(obs: Observation, tree: ScreenTree, members: list[int]) -> list[int]:
+    """The containers of coach-mark overlays in ``members``: per library, the lowest node
+    that holds every id the library inflates (MaterialShowcaseView's content box around
+    its text and "Got it")."""
+    out: list[int] = []
+    for ids in knowledge().coach_mark_ids.values():
+        found = {}
+        for j in members:
+            sid = short_id(obs.elements[j].resource_id)
+            if sid in ids and sid not in found:
+                found[sid] = j
+        if not ids or set(found) != set(ids):
+            continue
+        nodes = list(found.values())
+        # the nearest node above them all (a lone button's overlay is its parent)
+        common = _ancestors(obs, nodes[0])[1:]
+        for j in nodes[1:]:
+            common = [a for a in common if a in _ancestors(obs, j)]
+        box = common[0] if common else None
+        if box is not None and box in members and tree.children.get(box) and box not in out:
+            out.append(box)
+    return out
+
+
+def _ancestors(obs: Observation, j: int) -> list[int]:
+    """``j`` and its ancestors, nearest first."""
+    chain: list[int] = []
+    p: Optional[int] = j
+    while p is not None:
+        chain.append(p)
+        p = obs.elements[p].parent
+    return chain
 
 
 def _has_any_id(obs: Observation, members: list[int], ids: frozenset[str]) -> bool:

@@ -25,6 +25,8 @@ class SystemKnowledge:
         self.shade_ids = lower_set(data.get("shade_ids"))
         self.dialog_id_hints = lower_set(data.get("dialog_id_hints"))
         self.dialog_class_hints = lower_set(data.get("dialog_class_hints"))
+        self.coach_mark_ids: dict[str, frozenset[str]] = {str(k): lower_set(v) for k, v in
+                                                           (data.get("coach_mark_ids") or {}).items()}
         self.scrim_ids = lower_set(data.get("scrim_ids"))
         self.heads_up_ids = lower_set(data.get("heads_up_ids"))
         self.progress_classes = lower_set(data.get("progress_classes"))

@@ -14,7 +14,7 @@ from experiments.real_screens.corpus import CORPUS_DIR, load_corpus, load_splits
 from experiments.real_screens.evaluate import WaitOnlyAgent, classify, evaluate, summarize, tapped_names
 from experiments.real_screens.reserved import LOCAL_LIST, extra_list, git_blob_id, load_reserved, parse_list
 from ttir import guard
-from ttir.types import Action, AgentStep, StepRecord
+from ttir.types import Action, AgentStep, Observation, StepRecord
 
 SCREENS = load_corpus("all")
 BY_ID = {s.id: s for s in SCREENS}
@@ -426,6 +426,22 @@ def test_the_home_screens_pages_and_dots_are_not_a_gate():
 def test_a_toolbars_row_of_icon_buttons_is_not_a_carousels_dots():
     s = dev("eb4e2d44a359")  # a TV app's home: a tab rail, a header of icon buttons (search, filter …), a pager
     assert diagnose(s).verdict == "false"
+
+
+def test_a_coach_mark_librarys_overlay_is_an_interruption_and_got_it_closes_it():
+    s = dev("be6164b96495")  # MaterialShowcaseView's tip over a photo gallery: its text and GOT IT
+    f = diagnose(s)
+    assert f.problem and f.details["features"].get("coach_mark")
+    obs, step, source = first_guarded_step(s)
+    assert source == "recovery" and classify(s, obs, step, source) == "dismiss"
+
+
+def test_a_coach_mark_needs_every_id_its_library_inflates():
+    from diagnosers.signals.overlays import overlay_candidates
+
+    s = dev("be6164b96495")
+    obs = Observation.from_xml(s.data.replace(b"tv_dismiss", b"tv_later"), foreground=s.label.task_app)
+    assert not any("coach_mark" in c.features for c in overlay_candidates(obs))
 
 
 def test_a_welcome_title_in_a_toolbar_does_not_make_the_page_content():
