@@ -457,8 +457,8 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
             wide_forward = True
         elif norm(lab) in g.skip:
             wide_forward = True  # "Skip" anywhere: what onboarding pages offer
-        if norm(lab) in g.sign_in:
-            sign_in_controls.add(norm(lab))
+        if (x2 - x1) >= SIGN_IN_MIN_WIDTH * w and _names_sign_in(lab, g.sign_in):
+            sign_in_controls.add(norm(lab))  # a wall's buttons, not a toolbar's "Sync (log in)" icon
     # a sign-in wall: two of a password field, sign-in controls, sign-in wording
     texts = [obs.elements[j].text or obs.elements[j].content_desc for j in members if j not in inside]
     fields = sum(1 for j in members if j not in inside and obs.elements[j].editable)
@@ -516,7 +516,8 @@ def _has_tab_row(obs: Observation, tree: ScreenTree, members: list[int], inside:
     of one height and similar widths side by side in the bottom fifth, one of them
     selected. Onboarding pages put buttons there, but none of them is "selected"."""
     w, h = tree.size
-    row = [obs.elements[j] for j in members if j not in inside and obs.elements[j].clickable
+    # the selected tab may not be clickable (it is where the user already is)
+    row = [obs.elements[j] for j in members if j not in inside and (obs.elements[j].clickable or obs.elements[j].selected)
            and obs.elements[j].bounds[1] >= 0.8 * h and 0 < obs.elements[j].bounds[2] - obs.elements[j].bounds[0] < 0.4 * w]
     for e in row:
         if not e.selected:
@@ -623,6 +624,33 @@ def _list_ancestor(obs: Observation, j: int, root: int) -> Optional[int]:
             return p
         p = obs.elements[p].parent
     return None
+
+
+SIGN_IN_MIN_WIDTH = 0.3  # share of the screen's width: a wall's sign-in buttons are wide
+SIGN_IN_LABEL_MAX = 48  # longer than a control's label: a sentence about signing in, not a way to
+
+
+def _names_sign_in(label: str, sign_in: frozenset[str]) -> bool:
+    """A control that signs in or up: its label is a sign-in phrase, or starts or ends
+    with one at a word boundary ("Log in with Facebook", "Already have an account? Log in.")."""
+    lab = norm(label)
+    if lab in sign_in:
+        return True
+    if len(lab) > SIGN_IN_LABEL_MAX:
+        return False
+    words = _words(lab)
+    for phrase in sign_in:
+        p = _words(phrase)
+        if p and (words[:len(p)] == p or words[-len(p):] == p):
+            return True
+    return False
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORDS.split(text) if w]
+
+
+_WORDS = re.compile(r"[\s?.!,:;/|()]+")
 
 
 def _is_forward(label: str, forward: frozenset[str], resource_id: str = "") -> bool:

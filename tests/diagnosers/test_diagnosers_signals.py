@@ -75,6 +75,18 @@ def test_a_gates_way_on_may_lead_a_longer_label():
     assert not _is_forward("Nextdoor — your neighbourhood", fw)
 
 
+def test_a_sign_in_control_may_lead_or_close_a_longer_label_at_a_word_boundary():
+    from diagnosers.signals.overlays import _names_sign_in, gates
+
+    g = gates().sign_in
+    assert _names_sign_in("Log in with Facebook", g)
+    assert _names_sign_in("Already have an account? Log in.", g)
+    assert _names_sign_in("登录/注册", g)
+    assert not _names_sign_in("Blog in", g)  # not at a word boundary
+    assert not _names_sign_in("Forgot your login details?", g)  # the phrase is in the middle
+    assert not _names_sign_in("Log in " + "to read the whole story " * 3, g)  # a sentence, not a control
+
+
 def test_everyday_content_words_are_no_interruption_wording():
     """An expense list ("Wedding Gift", "Expenses this month") scored as an interruption's page
     once "gift" was an interruption term: task alignment then called 75 on-track steps off track."""

@@ -428,6 +428,20 @@ def test_a_toolbars_row_of_icon_buttons_is_not_a_carousels_dots():
     assert diagnose(s).verdict == "false"
 
 
+def test_a_landing_page_of_sign_in_links_is_a_sign_in_wall():
+    s = dev("15cac97efccf")  # Instagram: "Log in with Facebook", "Sign up with email …", "Already have an account? Log in."
+    f = diagnose(s)
+    assert f.problem and f.details["kind"] == "takeover" and "sign_in_wall" in f.details["features"]
+
+
+@pytest.mark.parametrize("screen_id", [
+    "b6fa4e50165e",  # AnkiDroid's empty deck list: a toolbar icon "Sync (log in)"
+    "963a0175f15b",  # a settings tab with "Sign in with Google"; its selected tab is not clickable
+])
+def test_a_sign_in_control_on_a_content_page_is_no_wall(screen_id):
+    assert diagnose(dev(screen_id)).verdict == "false"
+
+
 def test_a_coach_mark_librarys_overlay_is_an_interruption_and_got_it_closes_it():
     s = dev("be6164b96495")  # MaterialShowcaseView's tip over a photo gallery: its text and GOT IT
     f = diagnose(s)
