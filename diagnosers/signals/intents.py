@@ -43,8 +43,10 @@ def _surfaces() -> frozenset[str]:
 def intents_for(kind: str, needed: frozenset[str]) -> frozenset[str]:
     """What of ``needed`` a candidate of ``kind`` can be wanted for: a capability is asked for by a
     permission request; any other dialog is wanted only when it is the capability's own surface
-    (an account chooser for a sign-in goal) - an ad consent that mentions "files" asks nothing of it."""
-    return needed if kind == "permission" else needed & _surfaces()
+    (an account chooser for a sign-in goal) - an ad consent that mentions "files" asks nothing of it.
+    A permission request is no capability's surface: its "recover your account" asks nothing of a
+    sign-in goal."""
+    return needed - _surfaces() if kind == "permission" else needed & _surfaces()
 
 
 @lru_cache(maxsize=1)

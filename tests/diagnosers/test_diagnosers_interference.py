@@ -235,6 +235,7 @@ def test_a_permission_request_is_judged_by_what_it_asks_not_by_the_app_asking():
     assert scan == {"camera"} and intents_for("permission", scan) == {"camera"} and not intents_for("dialog", scan)
     sign_in = frozenset({"sign_in"})
     assert intents_for("dialog", sign_in) == sign_in  # an account chooser is the sign-in itself
+    assert not intents_for("permission", sign_in)  # a permission request is no account chooser
 
 
 def test_a_full_page_paywall_is_a_gate_its_free_version_the_way_past_it():

@@ -428,6 +428,13 @@ def test_a_toolbars_row_of_icon_buttons_is_not_a_carousels_dots():
     assert diagnose(s).verdict == "false"
 
 
+def test_a_permissions_talk_of_your_account_does_not_make_a_sign_up_goal_need_it():
+    s = dev("c65e15cd2fa7")  # Instagram asks for the contacts "to recover your account"; the goal is to sign up
+    obs, step, source = first_guarded_step(s)
+    assert diagnose(s).problem and "goal_needs_it" not in diagnose(s).details["features"]
+    assert source == "recovery" and classify(s, obs, step, source) == "dismiss"
+
+
 def test_a_landing_page_of_sign_in_links_is_a_sign_in_wall():
     s = dev("15cac97efccf")  # Instagram: "Log in with Facebook", "Sign up with email …", "Already have an account? Log in."
     f = diagnose(s)
