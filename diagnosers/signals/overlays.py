@@ -433,7 +433,7 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     g = gates()
     w, h = tree.size
     controls: set[object] = set()
-    wide_forward = password = False
+    wide_forward = low_forward = password = False
     sign_in_controls: set[str] = set()
     small: list[int] = []
     for j in members:
@@ -453,10 +453,11 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
         controls.add(("list", list_parent) if list_parent is not None else j)
         x1, y1, x2, y2 = e.bounds
         lab = _label(obs, tree, j)
-        if (x2 - x1) >= 0.4 * w and y1 >= 0.55 * h and _is_forward(lab, g.forward, e.resource_id):
-            wide_forward = True
-        elif norm(lab) in g.skip:
-            wide_forward = True  # "Skip" anywhere: what onboarding pages offer
+        low = y1 >= 0.55 * h and _is_forward(lab, g.forward, e.resource_id)
+        if (low and (x2 - x1) >= 0.4 * w) or norm(lab) in g.skip:
+            wide_forward = True  # a wide way on near the bottom; "Skip" anywhere: what onboarding pages offer
+        elif low:
+            low_forward = True
         if (x2 - x1) >= SIGN_IN_MIN_WIDTH * w and _names_sign_in(lab, g.sign_in):
             sign_in_controls.add(norm(lab))  # a wall's buttons, not a toolbar's "Sync (log in)" icon
     # a sign-in wall: two of a password field, sign-in controls, sign-in wording
@@ -472,6 +473,8 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
         return None
     carousel = dots and any("viewpager" in obs.elements[j].class_name.lower()
                             or "pager" in short_id(obs.elements[j].resource_id) for j in members)
+    # a page whose one control is a way on near the bottom (Welcome … [Continue]) is as much a gate
+    wide_forward = wide_forward or (low_forward and len(controls) == 1)
     if not (wide_forward or carousel or sign_in):
         return None
     feats = {"gate_shape": W_GATE_SHAPE}

@@ -435,6 +435,14 @@ def test_a_permissions_talk_of_your_account_does_not_make_a_sign_up_goal_need_it
     assert source == "recovery" and classify(s, obs, step, source) == "dismiss"
 
 
+def test_a_welcome_page_whose_one_control_is_a_small_continue_is_a_gate():
+    s = dev("9cef7efe77f6")  # "Welcome to Syncthing for Android", a text, [Continue] in the bottom corner
+    f = diagnose(s)
+    assert f.problem and f.details["kind"] == "takeover" and "forward_button" in f.details["features"]
+    _, _, source = first_guarded_step(s)
+    assert source == "agent"  # its one way on is the app's own Continue: reported, not tapped
+
+
 def test_a_landing_page_of_sign_in_links_is_a_sign_in_wall():
     s = dev("15cac97efccf")  # Instagram: "Log in with Facebook", "Sign up with email …", "Already have an account? Log in."
     f = diagnose(s)
