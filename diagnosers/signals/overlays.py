@@ -458,8 +458,8 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
             wide_forward = True  # a wide way on near the bottom; "Skip" anywhere: what onboarding pages offer
         elif low:
             low_forward = True
-        if (x2 - x1) >= SIGN_IN_MIN_WIDTH * w and _names_sign_in(lab, g.sign_in):
-            sign_in_controls.add(norm(lab))  # a wall's buttons, not a toolbar's "Sync (log in)" icon
+        if _names_sign_in(lab, g.sign_in, wide=(x2 - x1) >= SIGN_IN_MIN_WIDTH * w):
+            sign_in_controls.add(norm(lab))
     # a sign-in wall: two of a password field, sign-in controls, sign-in wording
     texts = [obs.elements[j].text or obs.elements[j].content_desc for j in members if j not in inside]
     fields = sum(1 for j in members if j not in inside and obs.elements[j].editable)
@@ -629,17 +629,19 @@ def _list_ancestor(obs: Observation, j: int, root: int) -> Optional[int]:
     return None
 
 
-SIGN_IN_MIN_WIDTH = 0.3  # share of the screen's width: a wall's sign-in buttons are wide
+SIGN_IN_MIN_WIDTH = 0.3  # share of the screen's width of a wall's longer-labelled sign-in buttons
 SIGN_IN_LABEL_MAX = 48  # longer than a control's label: a sentence about signing in, not a way to
 
 
-def _names_sign_in(label: str, sign_in: frozenset[str]) -> bool:
-    """A control that signs in or up: its label is a sign-in phrase, or starts or ends
-    with one at a word boundary ("Log in with Facebook", "Already have an account? Log in.")."""
+def _names_sign_in(label: str, sign_in: frozenset[str], wide: bool = True) -> bool:
+    """A control that signs in or up: its label is a sign-in phrase ("Log in", whatever its
+    size), or a wide button's label starts or ends with one at a word boundary ("Log in with
+    Facebook", "Already have an account? Log in.") — a small icon's longer description
+    ("Sync (log in)" in a toolbar) names what it does, not a wall's way in."""
     lab = norm(label)
     if lab in sign_in:
         return True
-    if len(lab) > SIGN_IN_LABEL_MAX:
+    if not wide or len(lab) > SIGN_IN_LABEL_MAX:
         return False
     words = _words(lab)
     for phrase in sign_in:
