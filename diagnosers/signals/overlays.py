@@ -19,7 +19,7 @@ from diagnosers.signals.data import builtin
 from diagnosers.signals.intents import dialog_intents
 from diagnosers.signals.lexicon import Lexicon
 from diagnosers.signals.system import interrupter_kind, is_launcher, is_systemui, knowledge, package_of, short_id
-from diagnosers.signals.tree import ScreenTree, screen_tree
+from diagnosers.signals.tree import ScreenTree, foreground_package, screen_tree
 from ttir.lexicon import norm, resolve_roles, vocabulary
 from ttir.types import Bounds, Observation, UIElement
 
@@ -265,7 +265,7 @@ def _extract(obs: Observation) -> list[Candidate]:
         return []
     out: list[Candidate] = []
     main = tree.main_root()
-    main_pkg = package_of(obs.elements[main].package) if main is not None else ""
+    foreground = foreground_package(obs)  # the Files app is DocumentsUI too: its own pop-ups are candidates
     for r in tree.roots:
         if r in tree.chrome_roots or r in tree.ime_roots:
             continue
@@ -287,8 +287,9 @@ def _extract(obs: Observation) -> list[Candidate]:
         members = tree.subtree(r)
         sys_kind = _system_kind(obs, members)
         ikind = interrupter_kind(pkg)
-        if sys_kind is None and _has_any_id(obs, members, knowledge().task_surface_ids):
-            continue  # a chooser, an autofill drop-down, a picker: what the user's own action raised
+        if sys_kind is None and ((pkg in knowledge().task_surface_packages and pkg != foreground)
+                                 or _has_any_id(obs, members, knowledge().task_surface_ids)):
+            continue  # a chooser, an autofill drop-down, a picker serving the app: what the user's own action raised
         if sys_kind is not None:
             c = _make(obs, tree, r, sys_kind, True, r)
             c.features["system_signature"] = W_SYSTEM_SIGNATURE
@@ -435,6 +436,7 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     controls: set[object] = set()
     wide_forward = low_forward = password = False
     sign_in_controls: set[str] = set()
+    list_rows: dict[int, int] = {}  # list -> its labelled entries that do not sign in
     small: list[int] = []
     for j in members:
         if j in inside:
@@ -453,6 +455,8 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
         controls.add(("list", list_parent) if list_parent is not None else j)
         x1, y1, x2, y2 = e.bounds
         lab = _label(obs, tree, j)
+        if list_parent is not None and _is_list(obs.elements[list_parent]) and lab and not _names_sign_in(lab, g.sign_in):
+            list_rows[list_parent] = list_rows.get(list_parent, 0) + 1
         low = y1 >= 0.55 * h and _is_forward(lab, g.forward, e.resource_id)
         if (low and (x2 - x1) >= 0.4 * w) or norm(lab) in g.skip:
             wide_forward = True  # a wide way on near the bottom; "Skip" anywhere: what onboarding pages offer
@@ -463,7 +467,11 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     # a sign-in wall: two of a password field, sign-in controls, sign-in wording
     texts = [obs.elements[j].text or obs.elements[j].content_desc for j in members if j not in inside]
     fields = sum(1 for j in members if j not in inside and obs.elements[j].editable)
-    sign_in = fields <= 3 and password + len(sign_in_controls) + ("sign_in" in dialog_intents(texts)) >= 2
+    # a page that also lists entries to go to (an account menu: Settings, Help …) is content
+    # with a sign-in card, not a wall before the content
+    menu = max(list_rows.values(), default=0) >= MENU_ROWS
+    sign_in = (fields <= 3 and not menu
+               and password + len(sign_in_controls) + ("sign_in" in dialog_intents(texts)) >= 2)
     if _has_navigation_bar(obs, tree, members, inside) or (not sign_in and _has_titled_toolbar(obs, tree, members)):
         return None  # the app's tab bar or titled toolbar: this is its content, not a gate before it
     dots = _indicator_row(obs, small) or _indicator_by_id(obs, members, inside) or _bullet_row(obs, members, inside)
@@ -622,13 +630,19 @@ def _bullet_row(obs: Observation, members: list[int], inside: set[int]) -> bool:
 def _list_ancestor(obs: Observation, j: int, root: int) -> Optional[int]:
     p = obs.elements[j].parent
     while p is not None and p != root:
-        cls = obs.elements[p].class_name.lower()
-        if obs.elements[p].scrollable or "recyclerview" in cls or "listview" in cls or "gridview" in cls:
+        if obs.elements[p].scrollable or _is_list(obs.elements[p]):
             return p
         p = obs.elements[p].parent
     return None
 
 
+def _is_list(e: UIElement) -> bool:
+    """A list of entries (not a scrolling page such as a form in a ScrollView)."""
+    cls = e.class_name.lower()
+    return "recyclerview" in cls or "listview" in cls or "gridview" in cls
+
+
+MENU_ROWS = 3  # labelled entries of one list that make a page a menu
 SIGN_IN_MIN_WIDTH = 0.3  # share of the screen's width of a wall's longer-labelled sign-in buttons
 SIGN_IN_LABEL_MAX = 48  # longer than a control's label: a sentence about signing in, not a way to
 

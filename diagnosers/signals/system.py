@@ -37,6 +37,7 @@ class SystemKnowledge:
         self.decoration_ids = lower_set(data.get("decoration_ids"))
         self.keyguard_ids = lower_set(data.get("keyguard_ids"))
         self.task_surface_ids = lower_set(data.get("task_surface_ids"))
+        self.task_surface_packages = lower_set(data.get("task_surface_packages"))
         self.anr_phrases = tuple(norm(str(v)) for v in data.get("anr_phrases") or [])
         self.crash_phrases = tuple(norm(str(v)) for v in data.get("crash_phrases") or [])
         self.system_ui_names = tuple(norm(str(v)) for v in data.get("system_ui_names") or [])

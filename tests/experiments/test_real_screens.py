@@ -443,6 +443,25 @@ def test_a_welcome_page_whose_one_control_is_a_small_continue_is_a_gate():
     assert source == "agent"  # its one way on is the app's own Continue: reported, not tapped
 
 
+def test_the_file_pickers_folder_grant_serving_the_app_is_the_tasks_own():
+    from diagnosers.signals.overlays import overlay_candidates
+
+    s = dev("1e202afeab1a")  # DocumentsUI: "Allow Untrusted Translations to access files in FolderImportTest?"
+    assert diagnose(s).verdict == "false"
+    _, _, source = first_guarded_step(s)
+    assert source == "agent"
+    # in front (the Files app is DocumentsUI too) its dialogs stay candidates
+    files_app = Observation.from_xml(s.data, foreground="com.android.documentsui")
+    assert overlay_candidates(files_app)
+
+
+def test_an_account_menu_with_a_sign_in_card_is_no_sign_in_wall():
+    s = dev("bfb85cfdc6f5")  # YouTube signed out: "Do more with YouTube / Sign in", then Settings, Help & feedback …
+    assert diagnose(s).verdict == "false"
+    _, _, source = first_guarded_step(s)
+    assert source == "agent"
+
+
 def test_a_landing_page_of_sign_in_links_is_a_sign_in_wall():
     s = dev("15cac97efccf")  # Instagram: "Log in with Facebook", "Sign up with email …", "Already have an account? Log in."
     f = diagnose(s)
