@@ -19,6 +19,7 @@ class Intent:
     dialog: tuple[Pattern[str], ...]
     goal: tuple[Pattern[str], ...]
     surface: bool = False  # the dialog is the capability itself (an account chooser, a share sheet), not a request for it
+    unless: tuple[Pattern[str], ...] = ()  # wording that makes a dialog something else ("Save password?" after a sign-in)
 
 
 @lru_cache(maxsize=1)
@@ -31,7 +32,8 @@ def intents() -> tuple[Intent, ...]:
         out.append(Intent(name=str(name),
                           dialog=tuple(term_pattern(flat(str(w))) for w in spec["dialog"]),
                           goal=tuple(term_pattern(flat(str(w))) for w in spec["goal"]),
-                          surface=bool(spec.get("surface", False))))
+                          surface=bool(spec.get("surface", False)),
+                          unless=tuple(term_pattern(flat(str(w))) for w in spec.get("unless") or ())))
     return tuple(out)
 
 
@@ -77,7 +79,8 @@ def goal_intents(goal: str) -> frozenset[str]:
 def dialog_intents(texts: Iterable[str], package: str = "") -> frozenset[str]:
     """The intents a dialog's text (or the package it comes from) asks for."""
     blob = " | ".join(flat(t) for t in [*texts, package] if t)
-    return frozenset(i.name for i in intents() if any(rx.search(blob) for rx in i.dialog))
+    return frozenset(i.name for i in intents() if any(rx.search(blob) for rx in i.dialog)
+                     and not any(rx.search(blob) for rx in i.unless))
 
 
 def shared_intents(goal: str, texts: Iterable[str], package: str = "", apps: Iterable[str] = ()) -> frozenset[str]:

@@ -18,7 +18,8 @@ from diagnosers.signals.cache import cached
 from diagnosers.signals.data import builtin
 from diagnosers.signals.intents import dialog_intents
 from diagnosers.signals.lexicon import Lexicon
-from diagnosers.signals.system import interrupter_kind, is_launcher, is_systemui, knowledge, package_of, short_id
+from diagnosers.signals.system import (interrupter_kind, is_app_package, is_launcher, is_systemui, knowledge, package_of,
+                                      short_id)
 from diagnosers.signals.tree import ScreenTree, foreground_package, screen_tree
 from ttir.lexicon import norm, resolve_roles, vocabulary
 from ttir.types import Bounds, Observation, UIElement
@@ -39,6 +40,7 @@ W_COACH_MARK = 0.5  # a coach-mark library's overlay, by the ids it inflates (sy
 W_SCRIM = 0.05
 W_DISMISS_BUTTON = 0.1  # a decline button next to interruption wording
 LEXICON_CAP = 0.45
+FULL_SCREEN_SHARE = 0.8  # of the screen's area: a window this large is an activity, not a dialog
 
 
 @dataclass
@@ -307,7 +309,11 @@ def _extract(obs: Observation) -> list[Candidate]:
                 c.features["dialog_container"] = W_DIALOG  # a system dialog (alertTitle, buttonPanel)
             out.append(c)
             continue
-        if r != main and not is_launcher(pkg):
+        # the one window of a focus-only dump may be another app's dialog over the app in front
+        # (a full-screen one is an activity the app opened for the user: a picker, a browser)
+        over_foreground = (r == main and is_app_package(pkg) and is_app_package(foreground) and pkg != foreground
+                           and e.area < FULL_SCREEN_SHARE * tree.size[0] * tree.size[1])
+        if (r != main or over_foreground) and not is_launcher(pkg):
             # another window over the main one: the app's own dialog window, or another app's
             c = _make(obs, tree, r, "window", True, r)
             c.features["extra_window"] = W_DIALOG

@@ -236,6 +236,9 @@ def test_a_permission_request_is_judged_by_what_it_asks_not_by_the_app_asking():
     sign_in = frozenset({"sign_in"})
     assert intents_for("dialog", sign_in) == sign_in  # an account chooser is the sign-in itself
     assert not intents_for("permission", sign_in)  # a permission request is no account chooser
+    # a password manager's offer to save the password comes after the sign-in: no way to sign in
+    assert not shared_intents("Sign in to Morakaba", ["Save password?", "Save your password to Google"], "com.google.android.gms")
+    assert shared_intents("Sign in to Morakaba", ["Choose an account", "Use another account"], "com.google.android.gms")
 
 
 def test_a_full_page_paywall_is_a_gate_its_free_version_the_way_past_it():

@@ -462,6 +462,19 @@ def test_an_account_menu_with_a_sign_in_card_is_no_sign_in_wall():
     assert source == "agent"
 
 
+def test_another_apps_save_password_dialog_alone_in_a_focus_only_dump_is_dismissed():
+    s = dev("30e37ef37f6e")  # Honor's keychain "Enregistrer … mots de passe" over the app the goal signs in to
+    f = diagnose(s)
+    assert f.problem and "foreign_package" in f.details["features"] and "goal_needs_it" not in f.details["features"]
+    obs, step, source = first_guarded_step(s)
+    assert source == "recovery" and classify(s, obs, step, source) == "dismiss"  # Annuler, not Enregistrer
+
+
+def test_a_full_screen_picker_of_another_app_alone_in_the_dump_is_no_interruption():
+    s = dev("82176082f636")  # the app opened another app's picker for the user (wanted, save_as)
+    assert diagnose(s).verdict == "false"
+
+
 def test_a_landing_page_of_sign_in_links_is_a_sign_in_wall():
     s = dev("15cac97efccf")  # Instagram: "Log in with Facebook", "Sign up with email …", "Already have an account? Log in."
     f = diagnose(s)
