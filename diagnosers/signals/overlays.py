@@ -440,7 +440,8 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     g = gates()
     w, h = tree.size
     controls: set[object] = set()
-    wide_forward = low_forward = password = False
+    wide_forward = low_forward = False
+    passwords = 0
     sign_in_controls: set[str] = set()
     list_rows: dict[int, int] = {}  # list -> its labelled entries that do not sign in
     small: list[int] = []
@@ -449,7 +450,7 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
             continue
         e = obs.elements[j]
         if e.password and e.editable:
-            password = True
+            passwords += 1
         if not (e.clickable or e.checkable or e.editable or e.long_clickable) or e.area <= 0:
             continue
         if not e.editable and any(obs.elements[k].clickable or obs.elements[k].editable for k in tree.subtree(j)[1:]):
@@ -476,8 +477,11 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     # a page that also lists entries to go to (an account menu: Settings, Help …) is content
     # with a sign-in card, not a wall before the content
     menu = max(list_rows.values(), default=0) >= MENU_ROWS
-    sign_in = (fields <= 3 and not menu
-               and password + len(sign_in_controls) + ("sign_in" in dialog_intents(texts)) >= 2)
+    # two password fields and no way in: a password being set (a vault's master password, a
+    # change-password form), not a wall before the content
+    setting_password = passwords >= 2 and not sign_in_controls
+    sign_in = (fields <= 3 and not menu and not setting_password
+               and bool(passwords) + len(sign_in_controls) + ("sign_in" in dialog_intents(texts)) >= 2)
     if _has_navigation_bar(obs, tree, members, inside) or (not sign_in and _has_titled_toolbar(obs, tree, members)):
         return None  # the app's tab bar or titled toolbar: this is its content, not a gate before it
     dots = _indicator_row(obs, small) or _indicator_by_id(obs, members, inside) or _bullet_row(obs, members, inside)

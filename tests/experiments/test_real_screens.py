@@ -475,6 +475,16 @@ def test_a_full_screen_picker_of_another_app_alone_in_the_dump_is_no_interruptio
     assert diagnose(s).verdict == "false"
 
 
+def test_a_page_that_sets_a_password_is_no_sign_in_wall():
+    s = dev("04cba6d2d9df")  # a vault's "Crie sua senha mestra": two password fields, no way in
+    assert diagnose(s).verdict == "false"
+
+
+def test_a_vaults_unlock_page_is_the_goals_own_when_the_goal_names_the_master_password():
+    s = dev("35385b4ac875")  # "Unlock Lyvox Vault with the master password"
+    assert diagnose(s).verdict == "false"
+
+
 def test_a_landing_page_of_sign_in_links_is_a_sign_in_wall():
     s = dev("15cac97efccf")  # Instagram: "Log in with Facebook", "Sign up with email …", "Already have an account? Log in."
     f = diagnose(s)
