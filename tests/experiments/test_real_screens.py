@@ -475,6 +475,12 @@ def test_a_full_screen_picker_of_another_app_alone_in_the_dump_is_no_interruptio
     assert diagnose(s).verdict == "false"
 
 
+def test_a_vietnamese_welcome_page_with_log_in_and_sign_up_is_a_sign_in_wall():
+    s = dev("834b44c1416d")  # "Chào mừng đến với DDMoney", Đăng nhập | Đăng ký
+    f = diagnose(s)
+    assert f.problem and "sign_in_wall" in f.details["features"]
+
+
 def test_a_page_that_sets_a_password_is_no_sign_in_wall():
     s = dev("04cba6d2d9df")  # a vault's "Crie sua senha mestra": two password fields, no way in
     assert diagnose(s).verdict == "false"
