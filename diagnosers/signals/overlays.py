@@ -177,6 +177,29 @@ def _floating_box(obs: Observation, tree: ScreenTree, j: int) -> bool:
     return False
 
 
+def _on_overlay_layer(obs: Observation, tree: ScreenTree, j: int) -> bool:
+    """A dialog drawn on a layer of its own over the page (React Native's absolutely
+    positioned modals): a centred box, the only child of a full-screen layer that is
+    drawn after the page it covers."""
+    w, h = tree.size
+    e = obs.elements[j]
+    layer = e.parent
+    if layer is None or tree.children.get(layer) != [j] or obs.elements[layer].area < 0.85 * w * h:
+        return False
+    holder = obs.elements[layer].parent
+    if holder is None:
+        return False
+    kids = tree.children.get(holder, [])
+    if kids.index(layer) == 0:
+        return False  # nothing drawn under it
+    x1, y1, x2, y2 = e.bounds
+    if not (0.5 * w <= x2 - x1 <= 0.94 * w) or y2 - y1 > 0.7 * h or abs((x1 + x2) / 2 - w / 2) > 0.05 * w:
+        return False
+    sub = tree.subtree(j)
+    buttons = [k for k in sub[1:] if obs.elements[k].clickable]
+    return 1 <= len(buttons) <= 3 and any(obs.elements[k].text for k in sub)
+
+
 def _has_scrim(obs: Observation, tree: ScreenTree, container: int, root: int) -> bool:
     """A dimmed backdrop: a scrim id, a full-screen text-less sibling before the
     container, or a full-screen window whose content sits in a smaller box."""
@@ -336,9 +359,10 @@ def _extract(obs: Observation) -> list[Candidate]:
         for j in members[1:]:
             if j in inside:
                 continue
-            if _list_ancestor(obs, j, r) is not None:
+            layered = _on_overlay_layer(obs, tree, j)
+            if _list_ancestor(obs, j, r) is not None and not layered:
                 continue  # a card inside a scrolling list (an in-feed banner) scrolls away with it
-            if tree.children.get(j) and (_dialog_like(obs.elements[j]) or _floating_box(obs, tree, j)):
+            if tree.children.get(j) and (_dialog_like(obs.elements[j]) or _floating_box(obs, tree, j) or layered):
                 c = _make(obs, tree, j, "dialog", False, r)
                 c.features["dialog_container"] = W_DIALOG
                 out.append(c)

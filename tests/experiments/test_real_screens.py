@@ -475,6 +475,12 @@ def test_a_full_screen_picker_of_another_app_alone_in_the_dump_is_no_interruptio
     assert diagnose(s).verdict == "false"
 
 
+def test_a_modal_on_a_layer_of_its_own_over_a_scrolling_page_is_a_dialog():
+    s = dev("23b91525c6d5")  # a React Native update modal: a centred box, alone on a full-screen layer in the page's ScrollView
+    f = diagnose(s)
+    assert f.problem and f.details["kind"] == "dialog"
+
+
 def test_a_vietnamese_welcome_page_with_log_in_and_sign_up_is_a_sign_in_wall():
     s = dev("834b44c1416d")  # "Chào mừng đến với DDMoney", Đăng nhập | Đăng ký
     f = diagnose(s)
