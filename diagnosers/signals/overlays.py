@@ -41,6 +41,9 @@ W_SCRIM = 0.05
 W_DISMISS_BUTTON = 0.1  # a decline button next to interruption wording
 LEXICON_CAP = 0.45
 FULL_SCREEN_SHARE = 0.8  # of the screen's area: a window this large is an activity, not a dialog
+MENU_ROWS = 3  # labelled entries of one list that make a page a menu
+SIGN_IN_MIN_WIDTH = 0.3  # share of the screen's width of a wall's longer-labelled sign-in buttons
+SIGN_IN_LABEL_MAX = 48  # longer than a control's label: a sentence about signing in, not a way to
 
 
 @dataclass
@@ -155,20 +158,24 @@ def _dialog_like(e: UIElement) -> bool:
     return any(h in cls for h in k.dialog_class_hints)
 
 
-def _floating_box(obs: Observation, tree: ScreenTree, j: int) -> bool:
-    """A dialog by its geometry, whatever its ids: a centred box narrower than the
-    screen, with text and at most three buttons, held by a full-screen backdrop that
-    catches taps (the scrim that closes it)."""
+def _dialog_box(obs: Observation, tree: ScreenTree, j: int) -> bool:
+    """A dialog's shape, whatever its ids: a centred box narrower than the screen and
+    at most 70 % of its height, with text and one to three buttons."""
     w, h = tree.size
-    e = obs.elements[j]
-    x1, y1, x2, y2 = e.bounds
+    x1, y1, x2, y2 = obs.elements[j].bounds
     if not (0.5 * w <= x2 - x1 <= 0.94 * w) or y2 - y1 > 0.7 * h or abs((x1 + x2) / 2 - w / 2) > 0.05 * w:
         return False
     sub = tree.subtree(j)
     buttons = [k for k in sub[1:] if obs.elements[k].clickable]
-    if not 1 <= len(buttons) <= 3 or not any(obs.elements[k].text for k in sub):
+    return 1 <= len(buttons) <= 3 and any(obs.elements[k].text for k in sub)
+
+
+def _floating_box(obs: Observation, tree: ScreenTree, j: int) -> bool:
+    """A dialog box held by a full-screen backdrop that catches taps (the scrim that closes it)."""
+    if not _dialog_box(obs, tree, j):
         return False
-    p, depth = e.parent, 0
+    w, h = tree.size
+    p, depth = obs.elements[j].parent, 0
     while p is not None and depth < 3:
         a = obs.elements[p]
         if a.clickable and a.area >= 0.85 * w * h:
@@ -178,26 +185,16 @@ def _floating_box(obs: Observation, tree: ScreenTree, j: int) -> bool:
 
 
 def _on_overlay_layer(obs: Observation, tree: ScreenTree, j: int) -> bool:
-    """A dialog drawn on a layer of its own over the page (React Native's absolutely
-    positioned modals): a centred box, the only child of a full-screen layer that is
-    drawn after the page it covers."""
+    """A dialog box drawn on a layer of its own over the page (React Native's absolutely
+    positioned modals): the only child of a full-screen layer drawn after the page it covers."""
     w, h = tree.size
-    e = obs.elements[j]
-    layer = e.parent
+    layer = obs.elements[j].parent
     if layer is None or tree.children.get(layer) != [j] or obs.elements[layer].area < 0.85 * w * h:
         return False
     holder = obs.elements[layer].parent
-    if holder is None:
-        return False
-    kids = tree.children.get(holder, [])
-    if kids.index(layer) == 0:
+    if holder is None or tree.children.get(holder, [layer]).index(layer) == 0:
         return False  # nothing drawn under it
-    x1, y1, x2, y2 = e.bounds
-    if not (0.5 * w <= x2 - x1 <= 0.94 * w) or y2 - y1 > 0.7 * h or abs((x1 + x2) / 2 - w / 2) > 0.05 * w:
-        return False
-    sub = tree.subtree(j)
-    buttons = [k for k in sub[1:] if obs.elements[k].clickable]
-    return 1 <= len(buttons) <= 3 and any(obs.elements[k].text for k in sub)
+    return _dialog_box(obs, tree, j)
 
 
 def _has_scrim(obs: Observation, tree: ScreenTree, container: int, root: int) -> bool:
@@ -676,11 +673,6 @@ def _is_list(e: UIElement) -> bool:
     return "recyclerview" in cls or "listview" in cls or "gridview" in cls
 
 
-MENU_ROWS = 3  # labelled entries of one list that make a page a menu
-SIGN_IN_MIN_WIDTH = 0.3  # share of the screen's width of a wall's longer-labelled sign-in buttons
-SIGN_IN_LABEL_MAX = 48  # longer than a control's label: a sentence about signing in, not a way to
-
-
 def _names_sign_in(label: str, sign_in: frozenset[str], wide: bool = True) -> bool:
     """A control that signs in or up: its label is a sign-in phrase ("Log in", whatever its
     size), or a wide button's label starts or ends with one at a word boundary ("Log in with
@@ -691,12 +683,13 @@ def _names_sign_in(label: str, sign_in: frozenset[str], wide: bool = True) -> bo
         return True
     if not wide or len(lab) > SIGN_IN_LABEL_MAX:
         return False
-    words = _words(lab)
-    for phrase in sign_in:
-        p = _words(phrase)
-        if p and (words[:len(p)] == p or words[-len(p):] == p):
-            return True
-    return False
+    words = tuple(_words(lab))
+    return any(p and (words[:len(p)] == p or words[-len(p):] == p) for p in _phrase_words(sign_in))
+
+
+@lru_cache(maxsize=8)
+def _phrase_words(phrases: frozenset[str]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(_words(p)) for p in phrases)
 
 
 def _words(text: str) -> list[str]:
