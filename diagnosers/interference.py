@@ -45,11 +45,12 @@ from diagnosers.signals.overlays import (
     score_text,
 )
 from diagnosers.signals.screen_text import content_lines, screen_source, text_similarity
-from diagnosers.signals.system import is_app_package, package_of
+from diagnosers.signals.system import is_app_package, knowledge, package_of
 from diagnosers.signals.text import content_words
 from diagnosers.signals.text_overlays import SCRIM_DARKENING, edges_darkened, persisting, text_candidates
 from diagnosers.signals.tree import foreground_package, label_similarity, labels_around, screen_tree
 from ttir.config import InterferenceConfig
+from ttir.lexicon import norm
 from ttir.types import Observation
 
 W_FOREIGN_APP = 0.45  # a window of another app than the one(s) the agent works in
@@ -405,7 +406,7 @@ class InterferenceDiagnoser(Diagnoser):
             "score": score,
             "features": {k: round(v, 3) for k, v in feats.items() if v},
             "lexicon_hits": sorted(hits),
-            "dismiss_hint": _dismiss_hint(c.kind, roles),
+            "dismiss_hint": _dismiss_hint(c.kind, roles, c.texts),
             # a page that asks for input (a code, a form) wants the user's own answer: no
             # recovery taps its way on
             "asks_input": c.kind in ("takeover", "flow") and any(obs.elements[j].editable for j in c.members
@@ -454,6 +455,11 @@ class InterferenceDiagnoser(Diagnoser):
         return model
 
 
+def _requires_update(texts: list[str]) -> bool:
+    phrases = knowledge().required_update_phrases
+    return any(p in norm(t) for t in texts for p in phrases)
+
+
 def _revealed(before: Observation, after: Observation) -> bool:
     """Most labelled nodes of ``after`` were already on ``before`` (under an overlay)."""
     a, b = screen_tree(after).labels, screen_tree(before).labels
@@ -465,10 +471,12 @@ def _inside(p: tuple[int, int], box: Any) -> bool:
     return x1 <= p[0] < x2 and y1 <= p[1] < y2
 
 
-def _dismiss_hint(kind: str, roles: list[str]) -> str:
+def _dismiss_hint(kind: str, roles: list[str], texts: list[str]) -> str:
     """How the dismiss recovery should leave this overlay."""
     if kind == "lock_screen":
         return "report"  # blocking: a PIN cannot be dismissed
+    if "dismiss" not in roles and _requires_update(texts):
+        return "report"  # a required update: no way on but to install it, which is the user's call
     if kind == "heads_up":
         return "swipe_up"
     return "button" if "dismiss" in roles else "back"

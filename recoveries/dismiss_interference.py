@@ -39,7 +39,7 @@ class DismissInterference(Recovery):
         kind = details.get("kind")
         hint = details.get("dismiss_hint")
         if hint == "report":
-            return None  # a lock screen: only the user can unlock it; report, never press Back at it
+            return None  # a lock screen, a required update: only the user can get past it; report, never press Back at it
         if kind == "anr":
             return self._anr(ctx)
         if hint == "swipe_up" and details.get("bounds") and not ctx.taken:

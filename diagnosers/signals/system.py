@@ -41,6 +41,7 @@ class SystemKnowledge:
         self.anr_phrases = tuple(norm(str(v)) for v in data.get("anr_phrases") or [])
         self.crash_phrases = tuple(norm(str(v)) for v in data.get("crash_phrases") or [])
         self.system_ui_names = tuple(norm(str(v)) for v in data.get("system_ui_names") or [])
+        self.required_update_phrases = tuple(norm(str(v)) for v in data.get("required_update_phrases") or [])
 
 
 @lru_cache(maxsize=1)

@@ -481,6 +481,14 @@ def test_a_modal_on_a_layer_of_its_own_over_a_scrolling_page_is_a_dialog():
     assert f.problem and f.details["kind"] == "dialog"
 
 
+def test_a_required_update_is_reported_never_backed_out_of():
+    s = dev("b4d65ec6b2d0")  # a mandatory ("إجباري") update modal: only Update now and the release history
+    f = diagnose(s)
+    assert f.problem and f.details["dismiss_hint"] == "report"
+    _, _, source = first_guarded_step(s)
+    assert source == "agent"
+
+
 def test_a_vietnamese_welcome_page_with_log_in_and_sign_up_is_a_sign_in_wall():
     s = dev("834b44c1416d")  # "Chào mừng đến với DDMoney", Đăng nhập | Đăng ký
     f = diagnose(s)
