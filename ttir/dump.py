@@ -5,8 +5,9 @@ Two formats real users have:
 - ``uiautomator dump``: ``<hierarchy rotation="0"><node index= text= resource-id= class=
   package= content-desc= … bounds="[x1,y1][x2,y2]">``, with its variants — the
   "UI hierchary dumped to: …" status line before or after the document, a BOM,
-  CRLF line ends, pretty-printed copies, and focus-only dumps of old versions that
-  hold only the focused (dialog) window;
+  UTF-16 with a BOM (what Windows PowerShell's ``>`` writes), CRLF line ends,
+  pretty-printed copies, and focus-only dumps of old versions that hold only the
+  focused (dialog) window;
 - Appium's page source (UiAutomator2 driver): ``<hierarchy index="0" class="hierarchy"
   rotation="0" width= height=>`` with elements named by their class
   (``<android.widget.FrameLayout … bounds=…>``).
@@ -65,14 +66,20 @@ class ParsedDump:
     declared_size: Optional[tuple[int, int]] = None  # Appium's width / height on the root
 
 
-def _text_of(xml: Union[str, bytes]) -> str:
+def dump_text(xml: Union[str, bytes]) -> str:
+    """The dump as text: bytes decoded (UTF-8, or UTF-16 by its BOM), bounded in size."""
     if isinstance(xml, bytes):
         if len(xml) > MAX_CHARS:
             raise DumpError(f"dump is {len(xml):,} bytes; at most {MAX_CHARS:,} are read")
+        # Windows PowerShell 5 writes `adb … uiautomator dump /dev/tty > f` as UTF-16 with a BOM
+        encoding = "utf-16" if xml[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
         try:
-            xml = xml.decode("utf-8-sig")
+            xml = xml.decode(encoding)
         except UnicodeDecodeError as exc:
-            raise DumpError(f"dump is not UTF-8 text: {exc}") from None
+            raise DumpError(f"dump is not {'UTF-16' if encoding == 'utf-16' else 'UTF-8'} text: {exc}") from None
+        if "\x00" in xml[:200]:
+            raise DumpError("dump is not UTF-8 text: it holds NUL bytes (UTF-16 without a byte-order mark?); "
+                            "save it as UTF-8, or as UTF-16 with its BOM")
     if not isinstance(xml, str):
         raise DumpError(f"xml must be a str or bytes dump, got {type(xml).__name__}")
     if len(xml) > MAX_CHARS:
@@ -145,7 +152,7 @@ def _is_node(el: ET.Element) -> bool:
 
 def parse_dump(xml: Union[str, bytes]) -> ParsedDump:
     """Parse a uiautomator dump or an Appium page source into a flat list of nodes."""
-    doc = _document(_text_of(xml))
+    doc = _document(dump_text(xml))
     parser = ET.XMLPullParser(events=("start", "end"))
     nodes: list[DumpNode] = []
     stack: list[Optional[int]] = []  # node index per open element (None for the root and wrappers)

@@ -18,7 +18,7 @@ from xml.sax.saxutils import quoteattr
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ttir.dump import infer_screen_size, parse_dump
+from ttir.dump import dump_text, infer_screen_size, parse_dump
 
 
 
@@ -368,7 +368,7 @@ class Observation(BaseModel):
         return cls.model_construct(
             screenshot=screenshot,
             elements=elements,
-            xml=xml if isinstance(xml, str) else xml.decode("utf-8-sig"),
+            xml=dump_text(xml),
             foreground=foreground,
             screen_size=(int(size[0]), int(size[1])),
             orientation=orientation,

@@ -48,8 +48,11 @@ _LICENCE_PATTERNS = (
 
 
 def dump_format(data: bytes) -> Optional[str]:
-    """'uiautomator' or 'appium' when the bytes are a screen dump, else None."""
+    """'uiautomator' or 'appium' when the bytes are a screen dump (UTF-8, or UTF-16 with
+    its BOM: what Windows PowerShell's ``>`` writes), else None."""
     head = data[:200_000]
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        head = head[: len(head) // 2 * 2].decode("utf-16", "replace").encode("utf-8")
     if b"<hierarchy" not in head or b"bounds=" not in head:
         return None
     if b"<node" in head:

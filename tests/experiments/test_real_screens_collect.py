@@ -45,3 +45,22 @@ def test_a_renamed_dump_is_written_with_the_commit_and_path_that_hold_it(tmp_pat
     for r in rows:  # the path is where that commit holds these bytes
         assert git(repo, "rev-parse", f"{r['commit']}:{r['path']}").strip() == r["blob"]
         assert (staging / r["file"]).read_bytes() in dumps
+
+
+def test_a_dump_powershell_wrote_as_utf16_is_collected_byte_for_byte(tmp_path):
+    from experiments.real_screens.collect import dump_format
+
+    text = load_corpus("dev")[0].data.decode("utf-8") + "\n"
+    utf16 = b"\xff\xfe" + text.encode("utf-16-le")
+    assert dump_format(utf16) == dump_format(text.encode("utf-8")) is not None
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "dump.xml").write_bytes(utf16)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one")
+    staging = tmp_path / "staging"
+    counts = collect(repo / ".git", "someone/repo", staging, Reserved(set(), set()))
+    assert counts["written"] == 1
+    row = json.loads((staging / "manifest.jsonl").read_text().splitlines()[0])
+    assert (staging / row["file"]).read_bytes() == utf16

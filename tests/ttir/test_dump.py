@@ -58,6 +58,21 @@ def test_bytes_with_a_bom_are_read():
     assert texts(obs) == ["Notes", "Save"] and isinstance(obs.xml, str)
 
 
+def test_a_utf16_dump_with_a_bom_is_read_as_its_utf8_twin():
+    """Windows PowerShell's `adb exec-out uiautomator dump /dev/tty > dump.xml` writes UTF-16 with a BOM."""
+    plain = PLAIN.replace("Save", "Guardar cambios ✓")
+    for codec in ("utf-16-le", "utf-16-be"):
+        bom = b"\xff\xfe" if codec.endswith("le") else b"\xfe\xff"
+        obs = Observation.from_xml(bom + plain.encode(codec))
+        assert texts(obs) == texts(Observation.from_xml(plain.encode("utf-8"))) == ["Notes", "Guardar cambios ✓"]
+        assert obs.xml.startswith("<")
+
+
+def test_utf16_without_a_bom_gets_a_clear_error():
+    with pytest.raises(DumpError, match="NUL bytes"):
+        Observation.from_xml(PLAIN.encode("utf-16-le"))
+
+
 def test_appium_page_source_elements_are_named_by_class():
     src = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
            '<hierarchy index="0" class="hierarchy" rotation="0" width="1080" height="2220">\n'
@@ -136,7 +151,9 @@ def test_entity_declarations_are_refused():
 
 def test_non_utf8_bytes_are_named():
     with pytest.raises(DumpError, match="not UTF-8"):
-        Observation.from_xml(b"\xff\xfe<\x00h\x00")
+        Observation.from_xml(b"\x80\x81<hierarchy>")
+    with pytest.raises(DumpError, match="not UTF-16"):
+        Observation.from_xml(b"\xff\xfe<\x00h")  # a BOM, then an odd byte
 
 
 def test_huge_attribute_values_are_clipped():
