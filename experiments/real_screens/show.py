@@ -22,7 +22,8 @@ TEXT_CLIP = 90
 
 
 def _root(data: bytes) -> ET.Element:
-    text = data.decode("utf-8-sig", "replace")
+    # UTF-16 (a BOM first) is what Windows PowerShell's ">" writes
+    text = data.decode("utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig", "replace")
     start = text.find("<hierarchy")
     end = text.rfind("</hierarchy>")
     if start == -1:
