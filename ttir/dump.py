@@ -66,13 +66,18 @@ class ParsedDump:
     declared_size: Optional[tuple[int, int]] = None  # Appium's width / height on the root
 
 
+def text_encoding(data: bytes) -> str:
+    """The codec of a dump's bytes: UTF-16 when they start with its BOM (Windows PowerShell 5
+    writes `adb exec-out uiautomator dump /dev/tty > f` so), else UTF-8 (a BOM allowed)."""
+    return "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+
+
 def dump_text(xml: Union[str, bytes]) -> str:
     """The dump as text: bytes decoded (UTF-8, or UTF-16 by its BOM), bounded in size."""
     if isinstance(xml, bytes):
         if len(xml) > MAX_CHARS:
             raise DumpError(f"dump is {len(xml):,} bytes; at most {MAX_CHARS:,} are read")
-        # Windows PowerShell 5 writes `adb … uiautomator dump /dev/tty > f` as UTF-16 with a BOM
-        encoding = "utf-16" if xml[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+        encoding = text_encoding(xml)
         try:
             xml = xml.decode(encoding)
         except UnicodeDecodeError as exc:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from experiments.real_screens.reserved import Reserved, load_reserved, rejection
+from ttir.dump import text_encoding
 
 CORPUS_DIR = Path(__file__).resolve().parent
 SUFFIXES = (".xml", ".uix", ".txt", ".html", ".source", "")
@@ -51,7 +52,7 @@ def dump_format(data: bytes) -> Optional[str]:
     """'uiautomator' or 'appium' when the bytes are a screen dump (UTF-8, or UTF-16 with
     its BOM: what Windows PowerShell's ``>`` writes), else None."""
     head = data[:200_000]
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    if text_encoding(head) == "utf-16":
         head = head[: len(head) // 2 * 2].decode("utf-16", "replace").encode("utf-8")
     if b"<hierarchy" not in head or b"bounds=" not in head:
         return None

@@ -18,12 +18,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Optional
 
+from ttir.dump import text_encoding
+
 TEXT_CLIP = 90
 
 
 def _root(data: bytes) -> ET.Element:
-    # UTF-16 (a BOM first) is what Windows PowerShell's ">" writes
-    text = data.decode("utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig", "replace")
+    text = data.decode(text_encoding(data), "replace")
     start = text.find("<hierarchy")
     end = text.rfind("</hierarchy>")
     if start == -1:
