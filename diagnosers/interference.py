@@ -457,7 +457,7 @@ class InterferenceDiagnoser(Diagnoser):
 
 def _requires_update(texts: list[str]) -> bool:
     phrases = knowledge().required_update_phrases
-    return any(p in norm(t) for t in texts for p in phrases)
+    return any(p in t for t in map(norm, texts) for p in phrases)
 
 
 def _revealed(before: Observation, after: Observation) -> bool:

@@ -483,15 +483,17 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
         controls.add(("list", list_parent) if list_parent is not None else j)
         x1, y1, x2, y2 = e.bounds
         lab = _label(obs, tree, j)
-        if list_parent is not None and _is_list(obs.elements[list_parent]) and lab and not _names_sign_in(lab, g.sign_in):
+        key = norm(lab)
+        signs_in = _names_sign_in(lab, g.sign_in)  # whatever the control's width
+        if list_parent is not None and _is_list(obs.elements[list_parent]) and lab and not signs_in:
             list_rows[list_parent] = list_rows.get(list_parent, 0) + 1
         low = y1 >= 0.55 * h and _is_forward(lab, g.forward, e.resource_id)
-        if (low and (x2 - x1) >= 0.4 * w) or norm(lab) in g.skip:
+        if (low and (x2 - x1) >= 0.4 * w) or key in g.skip:
             wide_forward = True  # a wide way on near the bottom; "Skip" anywhere: what onboarding pages offer
         elif low:
             low_forward = True
-        if _names_sign_in(lab, g.sign_in, wide=(x2 - x1) >= SIGN_IN_MIN_WIDTH * w):
-            sign_in_controls.add(norm(lab))
+        if signs_in and ((x2 - x1) >= SIGN_IN_MIN_WIDTH * w or key in g.sign_in):  # see _names_sign_in(wide=)
+            sign_in_controls.add(key)
     # a sign-in wall: two of a password field, sign-in controls, sign-in wording
     texts = [obs.elements[j].text or obs.elements[j].content_desc for j in members if j not in inside]
     fields = sum(1 for j in members if j not in inside and obs.elements[j].editable)

@@ -359,7 +359,7 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
                   f"the task's own hung app closed after its waits {ses['closed_hung_task_app']}, Back pressed where "
                   f"it does not close the screen {ses['back_where_back_harms']}"]
     if len(report["by_round"]) > 1:
-        tier = next(iter(report["tiers"]))
+        tier = first
         lines += ["", f"## by collection round ({tier} tier; rounds.yaml — each round after the first was a fresh check)",
                   "", "| round | screens | pop-ups found | false alarms, ordinary | false alarms, wanted "
                   "| engage / destructive taps | actions on non-interference |", "|---|---:|---:|---:|---:|---:|---:|"]
@@ -369,7 +369,7 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
                          f"| {h['engage_or_destructive_taps']} | {h['actions_on_non_interference']} of "
                          f"{h['ordinary'] + h['wanted']} |")
     if show:
-        tier = next(iter(report["tiers"]))
+        tier = first
         lines += ["", f"## cases ({tier} tier)"]
         for r in results:
             if r.error:
