@@ -143,7 +143,7 @@ class Diagnoser(ABC):
         if mode == "vlm":
             f = self.ask_model(ctx)
             f.tier = "vlm"
-            return f
+            return self.locate(ctx, f)
         f = self._sourced(self.rules(ctx), ctx)
         if f.source is None:
             # neither a usable UI tree nor a screenshot: the model would judge a blank screen
@@ -161,6 +161,12 @@ class Diagnoser(ABC):
 
     def merge(self, rule: Finding, model: Finding) -> Finding:
         """How a rule finding and a model finding combine; default: the model decides."""
+        return model
+
+    def locate(self, ctx: DiagnosisContext, model: Finding) -> Finding:
+        """In the model-only tier: what the free rules can add to the model's verdict
+        without changing it (where on screen the problem is, for the recovery); default:
+        nothing."""
         return model
 
     @staticmethod

@@ -450,9 +450,25 @@ class InterferenceDiagnoser(Diagnoser):
             if trusted is False:
                 return self._held(rule, model, ["model_failed_probe"], "the model called a plain home screen "
                                   "interference when probed (cascade.probe): its verdict is logged, not acted on")
-        if model.problem and rule.details.get("buttons") is not None:
-            model.details = {**rule.details, **model.details}
-        return model
+        return _located(rule, model)
+
+    def locate(self, ctx: DiagnosisContext, model: Finding) -> Finding:
+        """The model alone decides (the paper's diagnoser); when it sees interference, the
+        overlay the rules locate on the same screen (its kind, bounds, buttons and their
+        roles, how to leave it) goes with its verdict, so that the recovery waits out an
+        ANR, reports a lock screen and taps the overlay's own decline, rather than reading
+        the whole screen's controls and pressing Back."""
+        if not model.problem:
+            return model
+        return _located(self._sourced(self.rules(ctx), ctx), model)
+
+
+def _located(rule: Finding, model: Finding) -> Finding:
+    """``model`` with the overlay ``rule`` located, when the model sees interference and
+    the rules located one (their verdict aside)."""
+    if model.problem and rule.details.get("buttons") is not None:
+        model.details = {**rule.details, **model.details}
+    return model
 
 
 def _requires_update(texts: list[str]) -> bool:

@@ -13,7 +13,9 @@ Per kind of overlay (the interference finding says which):
 - a full-page gate of the task's own app (onboarding, consent): a dismiss control,
   else its Skip, else its one way on when it offers no other and that is not an engage
   control or a carousel's Next, else nothing — Back would leave the task's app;
-- anything else: a dismiss control, else wait out a loading screen, else Back.
+- anything else: a dismiss control, else wait out a loading screen, else Back — but
+  not when the model saw interference where the rules locate no overlay: that is a page
+  of the app itself (a welcome, a notice), and Back would leave the app.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ttir.lexicon import control_role, loading_words, norm, vocabulary
 from ttir.types import Action, AgentStep, Observation, StepRecord, UIElement
 
 ANR_WAITS = 2  # waits on the same "isn't responding" dialog before the app is closed (RecoveryConfig.anr_waits)
+BACKDROP_SHARE = 0.5  # a clickable node over this share of the screen is a backdrop, not a button
 FORWARD_ROLES = (None, "neutral", "dismiss", "acknowledge")  # a gate's way on may be tapped; engage never
 
 
@@ -60,6 +63,8 @@ class DismissInterference(Recovery):
         if self._is_waiting_screen(obs, self._buttons(obs, details.get("bounds"))):
             return recovery_step(Action(action_type="wait", seconds=2.0),
                                  "The screen is loading or frozen; waiting is the only safe way past it.", "Wait for the screen")
+        if not kind:
+            return None  # a model saw interference where the rules locate no overlay: a page of the app itself, which Back would leave
         if not any(s.action.action_type == "navigate_back" for s in ctx.taken[-1:]):
             return recovery_step(Action(action_type="navigate_back"),
                                  "No decline or close button is available; go back to leave the interruption.",
@@ -164,10 +169,14 @@ class DismissInterference(Recovery):
 
     @staticmethod
     def _buttons(obs: Observation, region: Optional[list[int]]) -> list[UIElement]:
+        w, h = obs.screen_size
+        backdrop = BACKDROP_SHARE * w * h if w and h else None
         out = []
         for e in obs.elements:
             if not (e.clickable and e.enabled and e.area > 0 and label(e)) or e.checkable:
                 continue
+            if backdrop is not None and e.area >= backdrop:
+                continue  # a backdrop ("Dismiss" over the whole page) closes whatever the page has open; a tap at its centre lands on something else
             if region:
                 x, y = e.center
                 if not (region[0] <= x < region[2] and region[1] <= y < region[3]):

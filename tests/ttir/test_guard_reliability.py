@@ -14,6 +14,7 @@ from diagnosers.base import Finding
 from ttir import Action, AgentStep, TTIRConfig
 from ttir.testing import Reply
 from ttir.vlm import VLMClient
+from tests.support.diagnosers_support import dump
 
 GOOD = {"repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes",
         "interference_present": False, "task_alignment": "on_track", "reason": "fine"}
@@ -64,8 +65,19 @@ def test_500_then_200_is_retried_and_used(vlm_server):
 def test_model_judgment_opens_a_session(vlm_server):
     vlm_server.enqueue(Reply.json({**GOOD, "interference_present": True, "reason": "a pop-up"}))
     agent = _vlm_guard(vlm_server)
-    got, _ = _first_step(agent)
+    agent.reset("Open Broccoli.")
+    step = agent.step(dump("permission_dialog"))
     assert agent.report.sessions and agent.report.sessions[0].diagnoser == "interference"
+    assert agent.report.usage[-1].source == "recovery" and step.action.action_type == "click"
+
+
+def test_model_interference_where_the_rules_locate_no_overlay_is_logged_not_backed_out_of(vlm_server):
+    # a plain settings page that the model calls a pop-up: Back would leave the page the task is on
+    vlm_server.enqueue(Reply.json({**GOOD, "interference_present": True, "reason": "a pop-up"}))
+    agent = _vlm_guard(vlm_server)
+    got, expected = _first_step(agent)
+    assert got.action == expected.action and not agent.report.sessions
+    assert any(e["type"] == "recovery_unavailable" and e["diagnoser"] == "interference" for e in agent.events)
 
 
 class Boom(InterferenceDiagnoser):
