@@ -19,6 +19,7 @@ from typing import Any, Optional
 
 from experiments.metrics.intervals import LEVEL, RESAMPLES, cluster_interval
 from experiments.real_screens.corpus import Screen
+from experiments.real_screens.oracle import ORACLE_TIER, LabelOracle, oracle_overrides
 from ttir.config import TTIRConfig
 from ttir.dump import DumpError
 from ttir.types import Action, AgentStep, Observation
@@ -113,6 +114,7 @@ class ScreenResult:
     back_dismisses: Optional[bool] = None  # the label's word on whether Back closes it without harm
     verdicts: dict[str, str] = field(default_factory=dict)  # tier -> true / false / uncertain
     evidence: dict[str, str] = field(default_factory=dict)
+    located: dict[str, bool] = field(default_factory=dict)  # tier -> did its finding locate any overlay candidate
     model_asked: bool = False
     guard_action: Optional[dict[str, Any]] = None
     guard_summary: str = ""
@@ -126,13 +128,22 @@ class ScreenResult:
         return self.verdicts.get(tier) == "true"
 
 
+def guard_tier(tiers: list[str]) -> str:
+    """The tier whose guard steps on each screen: the oracle's when asked for, else the
+    cascade's when asked for, else the rules'."""
+    return next((t for t in (ORACLE_TIER, "cascade") if t in tiers), "rules")
+
+
 def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge: Any = None,
-                    session_steps: int = SESSION_STEPS) -> ScreenResult:
+                    session_steps: int = SESSION_STEPS, oracle_mode: str = "vlm") -> ScreenResult:
     """One screen: the interference verdict per tier, then guarded steps of a wait-only
-    agent (the cascade's guard when that tier is asked for, else the rules'): the first
-    is the headline; the ``session_steps - 1`` after it see the same screen again, as
-    if each action had had no effect, and show what the guard's fallbacks do."""
+    agent (the oracle's guard when that tier is asked for, else the cascade's when that
+    is, else the rules'): the first is the headline; the ``session_steps - 1`` after it
+    see the same screen again, as if each action had had no effect, and show what the
+    guard's fallbacks do. The oracle tier (:mod:`experiments.real_screens.oracle`) runs
+    the interference diagnoser in ``oracle_mode`` with the label as its model."""
     from diagnosers import DiagnosisContext, InterferenceDiagnoser
+    from diagnosers.vlm_judge import VLMJudge
     from ttir.config import DIAGNOSERS
     from ttir.middleware import guard
 
@@ -140,15 +151,24 @@ def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge:
     res = ScreenResult(id=screen.id, repo=screen.repo, split=screen.split, category=lab.category, kind=lab.kind,
                        round=screen.round, back_dismisses=lab.back_dismisses)
     obs = screen.observation()
+    oracle = LabelOracle(lab.category == "interference") if ORACLE_TIER in tiers else None
+    oracle_config = config.override(oracle_overrides(oracle_mode)) if oracle is not None else None
     for tier in tiers:
-        d = InterferenceDiagnoser(config.interference, mode=tier, judge=judge if tier != "rules" else None)
+        if tier == ORACLE_TIER:
+            d = InterferenceDiagnoser(oracle_config.interference, mode=oracle_mode,
+                                      judge=VLMJudge(oracle, oracle_config))
+        else:
+            d = InterferenceDiagnoser(config.interference, mode=tier, judge=judge if tier != "rules" else None)
         f = d.diagnose(DiagnosisContext(goal=lab.goal, observation=obs, history=[]))
         res.verdicts[tier] = f.verdict
+        res.located[tier] = bool(f.details.get("kind") not in (None, "unknown") or f.details.get("candidates"))
         res.evidence[tier] = "; ".join(f.evidence)[:300]
         if tier == "cascade":
             res.model_asked = bool(f.cost and f.cost.model_calls) or f.tier == "vlm"
-    guard_tier = "cascade" if "cascade" in tiers else "rules"
-    agent = guard(WaitOnlyAgent(), config.override({f"{d}.mode": guard_tier for d in DIAGNOSERS}))
+    if oracle is not None:
+        agent = guard(WaitOnlyAgent(), oracle_config, vlm=oracle)
+    else:
+        agent = guard(WaitOnlyAgent(), config.override({f"{d}.mode": guard_tier(tiers) for d in DIAGNOSERS}))
     agent.reset(lab.goal)
     for k in range(session_steps):
         step = agent.step(obs)
@@ -173,7 +193,8 @@ def _session_class(screen: Screen, obs: Observation, step: AgentStep, source: st
 
 
 def evaluate(screens: list[Screen], config: Optional[TTIRConfig] = None, tiers: Optional[list[str]] = None,
-             judge: Any = None, progress: bool = False, session_steps: int = SESSION_STEPS) -> list[ScreenResult]:
+             judge: Any = None, progress: bool = False, session_steps: int = SESSION_STEPS,
+             oracle_mode: str = "vlm") -> list[ScreenResult]:
     if session_steps < 1:
         raise ValueError(f"session_steps must be at least 1, got {session_steps}")
     config = config or TTIRConfig()
@@ -188,7 +209,8 @@ def evaluate(screens: list[Screen], config: Optional[TTIRConfig] = None, tiers: 
         if s.label.malformed:
             continue
         try:
-            out.append(evaluate_screen(s, config, tiers, judge=judge, session_steps=session_steps))
+            out.append(evaluate_screen(s, config, tiers, judge=judge, session_steps=session_steps,
+                                       oracle_mode=oracle_mode))
         except DumpError as exc:  # an unreadable dump that is not labelled malformed (a bug elsewhere raises)
             out.append(ScreenResult(id=s.id, repo=s.repo, split=s.split, category=s.label.category,
                                     kind=s.label.kind, round=s.round, error=str(exc)))
@@ -214,7 +236,15 @@ def summarize(results: list[ScreenResult], tiers: list[str], seed: int = 0) -> d
             per_kind[kind] = {"n": len(rs), "detected": c["true"], "uncertain": c["uncertain"],
                               "recall": _share(c["true"], len(rs))}
         det = sum(r.detected(tier) for r in inter)
-        t = {"interference": {"n": len(inter), "detected": det, "recall": _share(det, len(inter)), "per_kind": per_kind},
+        missed = [r for r in inter if not r.detected(tier)]
+        # where the misses stand: a model in the cascade is asked on the uncertain ones only
+        misses = {"uncertain": sum(r.verdicts.get(tier) == "uncertain" for r in missed),
+                  "located_below_uncertain": sum(r.verdicts.get(tier) == "false" and r.located.get(tier, False)
+                                                 for r in missed),
+                  "nothing_located": sum(r.verdicts.get(tier) == "false" and not r.located.get(tier, False)
+                                         for r in missed)}
+        t = {"interference": {"n": len(inter), "detected": det, "recall": _share(det, len(inter)), "per_kind": per_kind,
+                              "misses": misses},
              "false_alarms": {}}
         for cat in ("ordinary", "wanted"):
             rs = [r for r in ok if r.category == cat]
@@ -233,6 +263,7 @@ def summarize(results: list[ScreenResult], tiers: list[str], seed: int = 0) -> d
     whole = _headline(ok, tiers[0])
     acted = whole["actions_on_non_interference"]
     report["guard"] = {
+        "tier": guard_tier(tiers),
         "actions": actions,
         "engage_or_destructive_taps": whole["engage_or_destructive_taps"],
         "actions_on_non_interference": acted,
@@ -333,6 +364,11 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
                   "| kind | screens | detected | uncertain | recall |", "|---|---:|---:|---:|---:|"]
         for kind, k in i["per_kind"].items():
             lines.append(f"| {kind} | {k['n']} | {k['detected']} | {k['uncertain']} | {_pct(k['recall'])} |")
+        m = i.get("misses")
+        if m and sum(m.values()):
+            lines += ["", f"missed {sum(m.values())}: uncertain {m['uncertain']} (the cascade asks the model on these), "
+                      f"an overlay located but scored under the uncertain threshold {m['located_below_uncertain']}, "
+                      f"nothing located {m['nothing_located']} (no overlay structure the rules read)"]
         lines += ["", "| screens without interference | screens | false alarms | rate | uncertain |",
                   "|---|---:|---:|---:|---:|"]
         for cat, fa in t["false_alarms"].items():
@@ -343,7 +379,11 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
         if "model_asked" in t:
             lines.append(f"\nthe cascade asked the model on {t['model_asked']} of {report['screens']} screens")
     g = report["guard"]
-    lines += ["", "## what a guarded wait-only agent did", "",
+    oracle_asked = {"cascade": "where the rules are uncertain"}.get(g.get("oracle_mode", "vlm"), "on every screen")
+    heading = {ORACLE_TIER: f" (oracle: the label as a perfect interference verdict, asked {oracle_asked}; "
+                            "the recoveries as they are)",
+               "cascade": " (cascade tier)"}.get(g.get("tier", "rules"), "")
+    lines += ["", "## what a guarded wait-only agent did" + heading, "",
               "| screens | " + " | ".join(ACTION_CLASSES) + " |", "|---|" + "---:|" * len(ACTION_CLASSES)]
     for cat, c in g["actions"].items():
         lines.append(f"| {cat} | " + " | ".join(str(c[k]) for k in ACTION_CLASSES) + " |")
@@ -377,7 +417,8 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
             bad = ((r.category == "interference" and not r.detected(tier))
                    or (r.category != "interference" and r.verdicts.get(tier) != "false")
                    or r.action_class in ("engage", "destructive", "other")
-                   or (r.category != "interference" and r.action_class != "none"))
+                   or (r.category != "interference" and r.action_class != "none")
+                   or (r.action_class == "back" and r.back_dismisses is False))
             if bad:
                 lines.append(f"- {r.id} [{r.category}/{r.kind}] {tier}={r.verdicts.get(tier)} guard={r.action_class} "
                              f"{r.guard_summary!r} :: {r.evidence.get(tier, '')}")

@@ -317,7 +317,7 @@ def test_a_lone_ok_that_means_agree_is_not_tapped():
 # cascade asks it where the rules are unsure, and it must not overrule what the rules know.
 
 
-def cascade_step(screen, vlm_server):
+def cascade_step(screen, vlm_server, mode="cascade"):
     from ttir import TTIRConfig
     from ttir.config import DIAGNOSERS
     from ttir.testing import Reply
@@ -326,7 +326,7 @@ def cascade_step(screen, vlm_server):
     says_interference = {"repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes",
                          "interference_present": True, "task_alignment": "on_track", "reason": "a pop-up"}
     vlm_server.responder = lambda request: Reply.json(says_interference)
-    cfg = TTIRConfig().override({f"{d}.mode": "cascade" for d in DIAGNOSERS})
+    cfg = TTIRConfig().override({f"{d}.mode": mode for d in DIAGNOSERS})
     cfg = TTIRConfig.from_dict({**cfg.model_dump(), "vlm": vlm_server.config(max_retries=0).model_dump()})
     agent = guard(WaitOnlyAgent(), cfg, vlm=VLMClient(cfg.vlm))
     agent.reset(screen.label.goal)
@@ -354,6 +354,58 @@ def test_the_model_is_not_asked_about_a_screen_with_nothing_to_read(vlm_server):
     obs, step, source, _ = cascade_step(s, vlm_server)
     assert not vlm_server.completions()
     assert source == "agent" and step.action.action_type == "wait"
+
+
+# In the model-only tier (the paper's diagnoser) the model decides; the rules locate what it
+# sees, so that the recovery treats a lock screen, an ANR and a page of the app as what they are.
+
+
+def test_a_model_only_guard_reports_a_lock_screen_the_model_calls_interference(vlm_server):
+    s = dev("4a00f8f19425")
+    d = InterferenceDiagnoser(mode="vlm", judge=_judge(vlm_server, interference=True))
+    f = d.diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+    assert f.tier == "vlm" and f.problem and f.details["kind"] == "lock_screen" and f.details["source"] == "model"
+    obs, step, source, _ = cascade_step(s, vlm_server, mode="vlm")
+    assert source == "agent"  # reported: a PIN cannot be dismissed, and Back does not close a keyguard
+
+
+def test_a_model_only_guard_waits_on_system_uis_anr_rather_than_closing_it(vlm_server):
+    s = dev("0381990abcc5")  # "System UI isn't responding"
+    obs, step, source, _ = cascade_step(s, vlm_server, mode="vlm")
+    assert source == "recovery" and "wait" in tapped_names(obs, step.action)
+
+
+def test_a_model_only_guard_never_presses_back_on_a_page_where_the_rules_locate_no_overlay(vlm_server):
+    s = dev("62a3fa6c89f8")  # a welcome page whose one control is "Start SAFAR →": no overlay structure
+    f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+    assert not f.problem and f.evidence == ["no overlay candidate"]
+    obs, step, source, _ = cascade_step(s, vlm_server, mode="vlm")
+    assert step.action.action_type != "navigate_back"  # Back would leave the app the task is in
+
+
+def test_a_backdrop_over_the_whole_page_is_no_dismiss_control(vlm_server):
+    s = dev("915ec2d6513e")  # Firefox Focus: a search-suggestions opt-in card over a page-wide "Dismiss" backdrop
+    obs, step, source, _ = cascade_step(s, vlm_server, mode="vlm")
+    assert source == "recovery" and "no" in tapped_names(obs, step.action)  # the card's own decline
+    assert classify(s, obs, step, source) == "dismiss"
+
+
+def test_a_model_only_verdict_of_no_interference_is_the_verdict(vlm_server):
+    s = dev("4a00f8f19425")  # a lock screen the rules know; the model alone decides in this tier
+    d = InterferenceDiagnoser(mode="vlm", judge=_judge(vlm_server, interference=False))
+    f = d.diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+    assert not f.problem and "kind" not in f.details
+
+
+def _judge(vlm_server, interference):
+    from diagnosers.vlm_judge import VLMJudge
+    from ttir.testing import Reply
+    from ttir.vlm import VLMClient
+
+    vlm_server.responder = lambda request: Reply.json({
+        "repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes",
+        "interference_present": interference, "task_alignment": "on_track", "reason": "a pop-up"})
+    return VLMJudge(VLMClient(vlm_server.config(max_retries=0)))
 
 
 def test_a_sign_up_page_the_goal_asks_for_is_the_tasks_own():
@@ -649,3 +701,44 @@ def test_an_async_guard_probes_off_the_event_loop_and_bills_it_once(vlm_server):
     texts = [r.text for r in vlm_server.completions()]
     assert sum("Create an alarm for 7:00 AM in the Clock app." in t for t in texts) == 1
     assert agent.report.model_calls == len(texts)
+
+
+# ------------------------------------------------------------------ the oracle ablation and the misses
+
+
+def test_the_oracle_answers_from_the_label_and_its_guard_runs_the_recoveries():
+    from experiments.real_screens.oracle import ORACLE_TIER
+
+    picks = [dev("4a00f8f19425"), dev("0381990abcc5"), dev("62a3fa6c89f8"), dev("7c0d00c35a59")]
+    ordinary = next(s for s in SCREENS if s.split == "dev" and s.label.category == "ordinary" and not s.label.malformed
+                    and s.observation().elements)
+    results = evaluate([*picks, ordinary], tiers=["rules", ORACLE_TIER], session_steps=1)
+    by_id = {r.id: r for r in results}
+    for s in [*picks, ordinary]:
+        want = "true" if s.label.category == "interference" else "false"
+        assert by_id[s.id].verdicts[ORACLE_TIER] == want, s.id
+    assert by_id["62a3fa6c89f8"].verdicts["rules"] == "false"  # the rules miss it; the oracle's guard still acts safely
+    assert by_id["62a3fa6c89f8"].action_class != "back"
+    assert by_id["0381990abcc5"].action_class == "dismiss"  # Wait
+    assert by_id["4a00f8f19425"].action_class == "none"  # reported
+    assert by_id[ordinary.id].action_class == "none"
+    report = summarize(results, ["rules", ORACLE_TIER])
+    assert report["guard"]["tier"] == ORACLE_TIER
+
+
+def test_the_oracle_answers_only_the_diagnose_prompt():
+    from experiments.real_screens.oracle import LabelOracle, oracle_overrides
+
+    with pytest.raises(TypeError, match="Judgment"):
+        LabelOracle(True).ask(lambda vision: ("", []), dict)
+    with pytest.raises(ValueError, match="oracle mode 'rules'"):
+        oracle_overrides("rules")
+
+
+def test_the_misses_are_told_apart_by_what_the_rules_located():
+    picks = [s for s in SCREENS if s.split == "dev" and s.label.category == "interference"][:60]
+    report = summarize(evaluate(picks, session_steps=1), ["rules"])
+    i = report["tiers"]["rules"]["interference"]
+    m = i["misses"]
+    assert sum(m.values()) == i["n"] - i["detected"]
+    assert m["uncertain"] == sum(k["uncertain"] for k in i["per_kind"].values())

@@ -168,7 +168,10 @@ def _eval_parser(tsub: Any) -> None:
                "  ttir tune eval datasets/tuning\n"
                "  ttir tune eval datasets/tuning --fraction 0.1 --brief          a quick look\n"
                "  ttir tune eval my_phone.jsonl --config ttir.yaml --tiers rules,cascade\n"
-               "  ttir tune eval datasets/tuning --json > eval.json\n\n" + FORMAT_HELP)
+               "  ttir tune eval datasets/tuning --json > eval.json\n"
+               "  ttir tune eval --real --split dev --cases              real screens: every miss and bad tap\n"
+               "  ttir tune eval --real --split dev --oracle             the recoveries given a perfect verdict\n\n"
+               + FORMAT_HELP)
     p.add_argument("dataset", type=Path, nargs="?", help="dataset folder (steps.jsonl) or a JSONL file")
     p.add_argument("--real", action="store_true",
                    help="score the interference diagnoser and the guard on the real-screen corpus "
@@ -180,6 +183,11 @@ def _eval_parser(tsub: Any) -> None:
     p.add_argument("--plot", type=Path, default=None, metavar="PNG",
                    help="with --real: also draw the report — recall per collection round with its 95 %% interval, "
                         "the guard's actions per kind of screen (needs matplotlib: pip install 'ttir[plots]')")
+    p.add_argument("--oracle", nargs="?", const="vlm", choices=["vlm", "cascade"], default=None, metavar="MODE",
+                   help="with --real: also run the guard with the label as a perfect interference verdict, in the "
+                        "place of a model: 'vlm' (default) asks it on every screen — what the recoveries tap on every "
+                        "pop-up, not only on those the rules find; 'cascade' only where the rules are uncertain — "
+                        "the most a perfect model adds to the cascade. An ablation: no endpoint, no model measured")
     p.add_argument("--session-steps", type=int, default=3, metavar="N",
                    help="with --real: guarded steps per screen (default 3). The first is the headline; the ones "
                         "after it see the same screen again, as if each action had had no effect, and show what "
@@ -229,7 +237,13 @@ def _eval(args: argparse.Namespace) -> int:
 
         judge = VLMJudge(None, cfg)
     if args.real:
+        if args.oracle:
+            from experiments.real_screens.oracle import ORACLE_TIER
+
+            tiers = [*tiers, ORACLE_TIER]
         return _eval_real(args, cfg, tiers, judge)
+    if args.oracle:
+        raise ValueError("--oracle: only with --real (the label of a real screen is the oracle's answer)")
     if args.dataset is None:
         raise ValueError("ttir tune eval: give a DATASET, or --real for the real-screen corpus")
     variants = [Variant(t, t, cfg, judge=judge if t != "rules" else None) for t in tiers]
@@ -247,7 +261,7 @@ def _eval(args: argparse.Namespace) -> int:
 def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any) -> int:
     from experiments.real_screens.corpus import CORPUS_DIR, load_corpus
     from experiments.real_screens.evaluate import evaluate, render, summarize
-    from experiments.tune.evaluate import Variant, evaluate_dataset, summarise
+    from experiments.tune.evaluate import TIERS, Variant, evaluate_dataset, summarise
     from experiments.tune.tables import eval_text
 
     if args.session_steps < 1:
@@ -261,14 +275,16 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
     if not screens:
         raise ValueError(f"the real-screen corpus has no screen in split {args.split!r}")
     results = evaluate(screens, cfg, tiers, judge=judge, progress=not args.no_progress and not args.json,
-                       session_steps=args.session_steps)
+                       session_steps=args.session_steps, oracle_mode=args.oracle or "vlm")
     report = summarize(results, tiers)
     report["split"] = args.split
+    if args.oracle:
+        report["guard"]["oracle_mode"] = args.oracle
     report["cases"] = [r.__dict__ for r in results]
     text = render(report, results, args.split, show=args.cases)
     # the labelled steps of real runs (typing into forms, recorded traces): stuck loop and action effect
     variants = [Variant(t, t, cfg, diagnosers=("stuck_loop", "action_effect"), judge=judge if t != "rules" else None)
-                for t in tiers]
+                for t in tiers if t in TIERS]  # the oracle answers interference on single screens only
     select = {} if args.split == "all" else {"splits": {args.split}}
     outcomes = evaluate_dataset(CORPUS_DIR / "steps.jsonl", variants, workers=1, select=select)
     if outcomes:
