@@ -7,7 +7,9 @@ packages, system UI windows, dialog containers, a scrim), from the interruption
 lexicon (``data/interruption/``, one file per language) and from a decline button; app dialogs the
 agent's own last tap opened ("Delete recipe?" after tapping "Delete") and
 dialogs that share words with the goal lose score. Score >= ``min_score``:
-true; >= ``uncertain_score``: uncertain (the cascade asks the model).
+true; >= ``uncertain_score``: uncertain (the cascade asks the model). A bare page of
+the app (a few controls low on it, none a gate's known way on) is a gate as often as
+content: it scores at most uncertain, so that a model, not the word lists, decides.
 
 A tap on an interruption's engage / neutral button that leads to a new screen
 (the next page of a consent flow, the "Security Center" wizard) makes that
@@ -35,9 +37,11 @@ from diagnosers.signals.findings import as_judgment, model_finding
 from diagnosers.signals.intents import goal_intents, intents_for, shared_intents
 from diagnosers.signals.lexicon import Lexicon, load_lexicon
 from diagnosers.signals.overlays import (
+    BARE_PAGE,
     LEXICON_CAP,
     W_DISMISS_BUTTON,
     Candidate,
+    bare_page,
     button_roles,
     make_candidate,
     overlay_candidates,
@@ -103,7 +107,8 @@ class InterferenceDiagnoser(Diagnoser):
             return self._without_tree(ctx)
         scored: list[tuple[float, Candidate, dict[str, float], dict[str, float]]] = []
         flow = self._flow_candidate(ctx)
-        for c in overlay_candidates(obs) + ([flow] if flow is not None else []):
+        page = bare_page(obs)  # the rules cannot tell it: at most uncertain, so the cascade asks the model
+        for c in overlay_candidates(obs) + [x for x in (flow, page) if x is not None]:
             s = self._score(ctx, c)
             if s is not None:
                 scored.append((s[0], c, s[1], s[2]))
@@ -166,6 +171,8 @@ class InterferenceDiagnoser(Diagnoser):
                 # dialog whose wording is plainly promotional
                 feats["goal_overlap"] = round(W_GOAL_WORD * min(2, len(shared)) * (1 - lex / LEXICON_CAP), 3)
         score = max(0.0, sum(feats.values()))
+        if BARE_PAGE in feats:
+            score = min(score, self.config.uncertain_score)  # the rules cannot tell this page: the model may
         return round(score, 3), feats, hits
 
     def _remember(self, obs: Observation, best: Optional[tuple]) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from diagnosers.signals.cache import cached
 from diagnosers.signals.data import builtin
@@ -34,6 +34,8 @@ W_GATE_SHAPE = 0.15  # the app's page has few controls and one wide way on near 
 W_FORWARD = 0.1  # ... labelled like a gate's way on (Next, Skip, Agree, Get started)
 W_CAROUSEL = 0.35  # ... or it is a carousel of pages with indicator dots (onboarding)
 W_GATE_IDS = 0.3  # ... with onboarding / consent / guide / paywall ids
+W_BARE_PAGE = 0.15  # ... or a bare page (gates.yaml: bare_page_controls), none a known way on: with the shape, uncertain
+BARE_PAGE = "bare_page"  # that feature: such a page scores at most uncertain (diagnosers/interference.py)
 W_SIGN_IN_WALL = 0.45  # ... that asks to sign in (a password field, Sign in / Create account) before any content
 W_AD_ACTIVITY = 0.3  # the foreground activity is an ad SDK's full-screen activity
 W_COACH_MARK = 0.5  # a coach-mark library's overlay, by the ids it inflates (system.yaml: coach_mark_ids)
@@ -281,11 +283,20 @@ def _system_kind(obs: Observation, members: list[int]) -> Optional[str]:
     return None
 
 
-def _extract(obs: Observation) -> list[Candidate]:
+class OverlayScan(NamedTuple):
+    """What the tree shows: its overlay candidates, and the app's page when the rules
+    cannot tell whether it is a gate (:data:`BARE_PAGE`), which no other check sees."""
+
+    candidates: list[Candidate]
+    bare_page: Optional[Candidate]
+
+
+def _scan(obs: Observation) -> OverlayScan:
     tree = screen_tree(obs)
     if not tree.has_tree:
-        return []
+        return OverlayScan([], None)
     out: list[Candidate] = []
+    unsure: Optional[Candidate] = None
     main = tree.main_root()
     foreground = foreground_package(obs)  # the Files app is DocumentsUI too: its own pop-ups are candidates
     for r in tree.roots:
@@ -366,12 +377,14 @@ def _extract(obs: Observation) -> list[Candidate]:
                 inside.update(c.members)
         if r == main and not is_launcher(pkg):  # the home screen's pages and dots are no app's gate
             takeover = _takeover(obs, tree, r, members, inside)
-            if takeover is not None:
+            if takeover is not None and BARE_PAGE in takeover.features:
+                unsure = takeover
+            elif takeover is not None:
                 out.append(takeover)
     for c in out:
         if c.scrim:
             c.features["scrim"] = W_SCRIM
-    return out
+    return OverlayScan(out, unsure)
 
 
 def _coach_marks(obs: Observation, tree: ScreenTree, members: list[int]) -> list[int]:
@@ -440,6 +453,8 @@ def _takeover(obs: Observation, tree: ScreenTree, root: int, members: list[int],
     whatever its words."""
     ad = _ad_activity(obs)
     gate = _gate_evidence(obs, tree, root, members, inside)
+    if ad and gate is not None and BARE_PAGE in gate:
+        gate = None  # an ad activity's page is told by its activity, not left to the model
     if gate is None and not ad:
         return None
     c = _make(obs, tree, root, "takeover", True, root)
@@ -461,7 +476,7 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     g = gates()
     w, h = tree.size
     controls: set[object] = set()
-    wide_forward = low_forward = False
+    wide_forward = low_forward = lower = False
     passwords = 0
     sign_in_controls: set[str] = set()
     list_rows: dict[int, int] = {}  # list -> its labelled entries that do not sign in
@@ -487,6 +502,7 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
         signs_in = _names_sign_in(lab, g.sign_in)  # whatever the control's width
         if list_parent is not None and _is_list(obs.elements[list_parent]) and lab and not signs_in:
             list_rows[list_parent] = list_rows.get(list_parent, 0) + 1
+        lower = lower or y1 >= 0.55 * h
         low = y1 >= 0.55 * h and _is_forward(lab, g.forward, e.resource_id)
         if (low and (x2 - x1) >= 0.4 * w) or key in g.skip:
             wide_forward = True  # a wide way on near the bottom; "Skip" anywhere: what onboarding pages offer
@@ -517,6 +533,11 @@ def _gate_evidence(obs: Observation, tree: ScreenTree, root: int, members: list[
     # a page whose one control is a way on near the bottom (Welcome … [Continue]) is as much a gate
     wide_forward = wide_forward or (low_forward and len(controls) == 1)
     if not (wide_forward or carousel or sign_in):
+        if len(controls) <= g.bare_page_controls and lower and not fields:
+            # a bare page of the app whose controls sit low, as a gate's do, but none a way on the rules know
+            # (Flutter's "СТАРТУЕМ", a notice page): a gate as often as content. Never more than uncertain, so
+            # that the cascade asks the model; a form being filled is the user's own page
+            return {"gate_shape": W_GATE_SHAPE, BARE_PAGE: W_BARE_PAGE}
         return None
     feats = {"gate_shape": W_GATE_SHAPE}
     if wide_forward:
@@ -737,12 +758,14 @@ class GateKnowledge:
     indicator_bullets: frozenset[str] = frozenset()
     indicator_ids: tuple[str, ...] = ()
     welcome_titles: tuple[str, ...] = ()
+    bare_page_controls: int = 3
 
 
 @lru_cache(maxsize=1)
 def gates() -> GateKnowledge:
     data = builtin("gates")
     return GateKnowledge(max_controls=int(data.get("max_controls", 8)),
+                         bare_page_controls=int(data.get("bare_page_controls", 3)),
                          id_hints=tuple(str(v).lower() for v in data.get("id_hints") or []),
                          forward=frozenset(norm(str(v)) for v in data.get("forward") or []),
                          skip=frozenset(norm(str(v)) for v in data.get("skip") or []),
@@ -756,7 +779,18 @@ def gates() -> GateKnowledge:
                          indicator_bullets=frozenset(str(v).strip() for v in data.get("indicator_bullets") or []))
 
 
-overlay_candidates = cached("overlays")(_extract)
+scan_overlays = cached("overlays")(_scan)
+
+
+def overlay_candidates(obs: Observation) -> list[Candidate]:
+    """The possible interruptions on screen (cached per observation)."""
+    return scan_overlays(obs).candidates
+
+
+def bare_page(obs: Observation) -> Optional[Candidate]:
+    """The app's page when the rules cannot tell a gate from content: only the
+    interference diagnoser scores it, never above uncertain (the cascade asks the model)."""
+    return scan_overlays(obs).bare_page
 
 
 def score_text(c: Candidate, lexicon: Lexicon) -> tuple[float, dict[str, float]]:

@@ -376,7 +376,7 @@ def test_a_model_only_guard_waits_on_system_uis_anr_rather_than_closing_it(vlm_s
 
 
 def test_a_model_only_guard_never_presses_back_on_a_page_where_the_rules_locate_no_overlay(vlm_server):
-    s = dev("62a3fa6c89f8")  # a welcome page whose one control is "Start SAFAR →": no overlay structure
+    s = dev("0b624be763c2")  # Twitter's "Verify your identity" page in a WebView: no overlay structure
     f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
     assert not f.problem and f.evidence == ["no overlay candidate"]
     obs, step, source, _ = cascade_step(s, vlm_server, mode="vlm")
@@ -388,6 +388,36 @@ def test_a_backdrop_over_the_whole_page_is_no_dismiss_control(vlm_server):
     obs, step, source, _ = cascade_step(s, vlm_server, mode="vlm")
     assert source == "recovery" and "no" in tapped_names(obs, step.action)  # the card's own decline
     assert classify(s, obs, step, source) == "dismiss"
+
+
+@pytest.mark.parametrize("screen_id", ["62a3fa6c89f8", "b4fece707800"])
+def test_a_bare_page_the_rules_cannot_tell_is_uncertain_and_the_cascade_asks_the_model(screen_id, vlm_server):
+    # "Start SAFAR →" alone on a page; Zeon's Flutter welcome ("СТАРТУЕМ", "Я уже имею аккаунт"): a gate or content?
+    s = dev(screen_id)
+    f = diagnose(s)
+    assert f.verdict == "uncertain" and "bare_page" in f.details["features"]
+    _, _, source = first_guarded_step(s)
+    assert source == "agent"  # the rule tier does not act on uncertain
+    from ttir import TTIRConfig
+    from ttir.config import DIAGNOSERS
+    from ttir.vlm import VLMClient
+
+    judge = _judge(vlm_server, interference=True)
+    cfg = TTIRConfig().override({**{f"{d}.mode": "cascade" for d in DIAGNOSERS}, "cascade.probe": False})
+    agent = guard(WaitOnlyAgent(), cfg, vlm=judge.client)
+    agent.reset(s.label.goal)
+    obs = s.observation()
+    step = agent.step(obs)
+    assert vlm_server.completions(), "the cascade asks the model about the page"
+    assert step.action.action_type != "navigate_back"  # a page of the app: Back would leave it
+    assert classify(s, obs, step, agent.report.usage[-1].source) not in ("engage", "destructive")
+
+
+def test_a_page_of_many_controls_is_no_bare_page():
+    from diagnosers.signals.overlays import bare_page
+
+    s = dev("30b4676a70f6")  # a WeCom group chat
+    assert bare_page(s.observation()) is None and diagnose(s).verdict == "false"
 
 
 def test_a_model_only_verdict_of_no_interference_is_the_verdict(vlm_server):
@@ -709,7 +739,7 @@ def test_an_async_guard_probes_off_the_event_loop_and_bills_it_once(vlm_server):
 def test_the_oracle_answers_from_the_label_and_its_guard_runs_the_recoveries():
     from experiments.real_screens.oracle import ORACLE_TIER
 
-    picks = [dev("4a00f8f19425"), dev("0381990abcc5"), dev("62a3fa6c89f8"), dev("7c0d00c35a59")]
+    picks = [dev("4a00f8f19425"), dev("0381990abcc5"), dev("0b624be763c2"), dev("7c0d00c35a59")]
     ordinary = next(s for s in SCREENS if s.split == "dev" and s.label.category == "ordinary" and not s.label.malformed
                     and s.observation().elements)
     results = evaluate([*picks, ordinary], tiers=["rules", ORACLE_TIER], session_steps=1)
@@ -717,8 +747,8 @@ def test_the_oracle_answers_from_the_label_and_its_guard_runs_the_recoveries():
     for s in [*picks, ordinary]:
         want = "true" if s.label.category == "interference" else "false"
         assert by_id[s.id].verdicts[ORACLE_TIER] == want, s.id
-    assert by_id["62a3fa6c89f8"].verdicts["rules"] == "false"  # the rules miss it; the oracle's guard still acts safely
-    assert by_id["62a3fa6c89f8"].action_class != "back"
+    assert by_id["0b624be763c2"].verdicts["rules"] == "false"  # the rules miss it; the oracle's guard still acts safely
+    assert by_id["0b624be763c2"].action_class != "back"
     assert by_id["0381990abcc5"].action_class == "dismiss"  # Wait
     assert by_id["4a00f8f19425"].action_class == "none"  # reported
     assert by_id[ordinary.id].action_class == "none"
