@@ -296,7 +296,7 @@ def _scan(obs: Observation) -> OverlayScan:
     if not tree.has_tree:
         return OverlayScan([], None)
     out: list[Candidate] = []
-    unsure: Optional[Candidate] = None
+    bare: Optional[Candidate] = None
     main = tree.main_root()
     foreground = foreground_package(obs)  # the Files app is DocumentsUI too: its own pop-ups are candidates
     for r in tree.roots:
@@ -378,13 +378,13 @@ def _scan(obs: Observation) -> OverlayScan:
         if r == main and not is_launcher(pkg):  # the home screen's pages and dots are no app's gate
             takeover = _takeover(obs, tree, r, members, inside)
             if takeover is not None and BARE_PAGE in takeover.features:
-                unsure = takeover
+                bare = takeover
             elif takeover is not None:
                 out.append(takeover)
     for c in out:
         if c.scrim:
             c.features["scrim"] = W_SCRIM
-    return OverlayScan(out, unsure)
+    return OverlayScan(out, bare)
 
 
 def _coach_marks(obs: Observation, tree: ScreenTree, members: list[int]) -> list[int]:
