@@ -27,9 +27,11 @@ def _fresh_endpoint():
     forget()
 
 
-def test_the_judge_on_ten_simulator_screens_parses_or_fails_open_and_counted(live_model):
-    screens = labelled_screens(10, history=False)  # one tree per prompt: ~2,000 tokens, not ~3,500
-    assert len(screens) == 10 and {s.interference for s in screens} == {True, False}
+def test_the_judge_on_four_simulator_screens_parses_or_fails_open_and_counted(live_model):
+    # four screens, not more: each prompt (~2,000 tokens) takes 30-45 s on a 2-core machine, and the
+    # probes are paid on the first and learnt on the others, which three more screens show
+    screens = labelled_screens(4, history=False)  # one tree per prompt: ~2,000 tokens, not ~3,500
+    assert len(screens) == 4 and {s.interference for s in screens} == {True, False}
     rows = judge_screens(screens, live_model)
     for row in rows:
         assert row.model_calls >= 1 and row.requests >= row.model_calls, row.screen.source
@@ -38,7 +40,7 @@ def test_the_judge_on_ten_simulator_screens_parses_or_fails_open_and_counted(liv
         else:
             assert isinstance(row.judgment, Judgment)
     parsed = [r for r in rows if r.judgment is not None]
-    assert len(parsed) >= 9, [r.error for r in rows if r.error]  # structured replies: grammar-held JSON
+    assert len(parsed) >= 3, [r.error for r in rows if r.error]  # structured replies: grammar-held JSON
     client = VLMClient(live_model)
     assert client.traits.structured == "json_object"  # llama-cpp-python refuses json_schema, takes json_object + schema
     assert client.traits.vision is False  # its chat template refused the screenshot: the trees went as text
@@ -54,7 +56,7 @@ def test_the_vlm_agent_plays_a_short_episode_in_text(live_model):
     task = make_task("SystemWifiTurnOn")
     agent = VLMAgent(VLMClient(live_model))
     device = SimDevice()
-    result = run_episode(device, task, agent, budget=2)
+    result = run_episode(device, task, agent, budget=1)
     assert result.termination != "agent_error", result.error
     assert len(result.trajectory) >= 1
     stats = agent.stats
@@ -73,8 +75,8 @@ def test_the_cascade_calls_the_model_only_where_a_rule_is_unsure_and_books_every
 
     task = make_task("ContactsAddContact")
     env = PerturbedDevice(SimDevice(), [make("popup_permission")], seed=0)
-    observations = run_episode(env, task, ReferenceAgent(task.reference_solution()), budget=3,
-                               keep_observations=True).observations  # the rules are sure at step 0, unsure at 1 and 2
+    observations = run_episode(env, task, ReferenceAgent(task.reference_solution()), budget=2,
+                               keep_observations=True).observations  # the rules are sure at step 0, unsure at 1
     env.close()
     cfg = TTIRConfig.with_mode("cascade")
     cfg.vlm = live_model
