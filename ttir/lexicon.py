@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Optional, Pattern
@@ -19,6 +19,7 @@ from typing import Optional, Pattern
 from ttir.types import UIElement
 
 ROLES = ("dismiss", "engage", "destructive", "neutral", "acknowledge")
+MEMO_LABELS = 4096  # labels whose role is remembered (see RoleVocabulary._memo)
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -43,10 +44,25 @@ class RoleVocabulary:
     ids: dict[str, str]  # short resource id -> role
     inner: tuple[tuple[str, Pattern[str]], ...]  # phrases that also count inside a longer label, longest first
     agreement: tuple[Pattern[str], ...] = ()  # words of a dialog that asks the user to agree (see roles/README.md)
+    # label -> role, remembered: a label no phrase matches whole is searched for every inner
+    # phrase of every language (hundreds of patterns), and screens repeat their labels step
+    # after step. Bounded: labels are text from screens, and a screen may be hostile.
+    _memo: dict[str, Optional[str]] = field(default_factory=dict, compare=False, repr=False)
 
     def phrase_role(self, text: str) -> Optional[str]:
         """The role of a label: the whole label first, then the longest phrase inside it
         (phrases of two or more words, or CJK phrases of two or more characters)."""
+        try:
+            return self._memo[text]
+        except KeyError:
+            pass
+        role = self._phrase_role(text)
+        if len(self._memo) >= MEMO_LABELS:
+            self._memo.clear()
+        self._memo[text] = role
+        return role
+
+    def _phrase_role(self, text: str) -> Optional[str]:
         lab = norm(text)
         if not lab:
             return None

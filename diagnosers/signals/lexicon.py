@@ -43,16 +43,24 @@ class Lexicon:
         # longest terms first; boundaries keep "ad" out of "add" (CJK terms match anywhere).
         # Each term is keyed by its first word so that a screen's text is matched only
         # against the terms whose first word it holds (thousands of terms, ten languages)
-        self._term_res = [(t, term_pattern(t), _first_word(t)) for t in sorted(self.terms, key=len, reverse=True)]
+        self._term_res = [(t, term_pattern(t)) for t in sorted(self.terms, key=len, reverse=True)]
+        self._by_first: dict[str, list[int]] = {}  # first word -> positions in _term_res
+        self._anywhere: list[int] = []  # CJK terms: looked up as substrings
+        for i, (t, _rx) in enumerate(self._term_res):
+            first = _first_word(t)
+            if first is None:
+                self._anywhere.append(i)
+            else:
+                self._by_first.setdefault(first, []).append(i)
 
     def hits(self, texts: list[str]) -> dict[str, float]:
-        """Terms found in ``texts`` (each counted once) with their weights."""
+        """Terms found in ``texts`` (each counted once, longest first) with their weights."""
         blob = " | ".join(flat(t) for t in texts if t)
-        words = set(_WORD.findall(blob))
+        candidates = {i for w in set(_WORD.findall(blob)) for i in self._by_first.get(w, ())}
+        candidates.update(i for i in self._anywhere if self._term_res[i][0] in blob)
         found: dict[str, float] = {}
-        for term, rx, first in self._term_res:
-            if (first not in words) if first is not None else (term not in blob):
-                continue
+        for i in sorted(candidates):
+            term, rx = self._term_res[i]
             if rx.search(blob):
                 found[term] = self.terms[term]
         return found
