@@ -8,7 +8,7 @@ from importlib import resources
 import pytest
 import yaml
 
-from diagnosers.signals.lexicon import load_lexicon
+from diagnosers.signals.lexicon import flat, load_lexicon
 from ttir.lexicon import control_role, norm, resolve_roles, role_of, vocabulary
 from ttir.types import UIElement
 
@@ -102,3 +102,26 @@ def test_turkish_dotted_capitals_read_like_the_lower_case_words():
 
     assert norm("İZİN VER") == "izin ver" and normalize("Bildirimlere İzin Ver") == "bildirimlere izin ver"
     assert vocabulary().phrase_role("İPTAL") == vocabulary().phrase_role("iptal")
+
+
+def test_remembered_roles_are_the_same_roles_and_the_memory_is_bounded():
+    import ttir.lexicon as lexicon
+
+    v = vocabulary()
+    labels = ["Not now", "Weiter mit Google und mehr", "Search settings", "OK", "", "不允许"]
+    first = [v.phrase_role(t) for t in labels]
+    assert first == [v._phrase_role(t) for t in labels] == [v.phrase_role(t) for t in labels]
+    for i in range(lexicon.MEMO_LABELS + 10):  # a hostile screen: endless distinct labels
+        v.phrase_role(f"label {i}")
+    assert len(v._memo) <= lexicon.MEMO_LABELS
+    assert [v.phrase_role(t) for t in labels] == first
+
+
+def test_interruption_terms_are_found_longest_first_as_before_the_index():
+    lex = load_lexicon()
+    texts = ["Rate us on Google Play", "Limited-time offer: upgrade to premium now", "立即更新", "Add item"]
+    found = lex.hits(texts)
+    blob = " | ".join(flat(t) for t in texts)
+    expected = {t: lex.terms[t] for t, rx in lex._term_res if rx.search(blob)}  # the plain scan of every term
+    assert found == expected and list(found) == list(expected) and found, blob
+    assert "ad" not in found  # "Add" does not hold the word "ad"
