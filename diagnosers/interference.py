@@ -48,6 +48,7 @@ from diagnosers.signals.overlays import (
     progress_nodes,
     score_text,
 )
+from diagnosers.signals.screen_model import ScreenModel, load_screen_model, screen_features
 from diagnosers.signals.screen_text import content_lines, screen_source, text_similarity
 from diagnosers.signals.system import is_app_package, knowledge, package_of
 from diagnosers.signals.text import content_words
@@ -68,6 +69,8 @@ W_PERSISTENT_SPINNER = 0.45
 # rule evidence that a dialog is the task's own, which a model's verdict does not overrule
 TASK_OWN_FEATURES = {"goal_needs_it": "the goal needs what the dialog asks for",
                      "opened_by_last_action": "the agent's own last tap opened it"}
+# what the rules read from the phone's structure or the run's history: the screen model does not overrule it
+RULE_CERTAIN_KINDS = frozenset({"permission", "anr", "crash", "lock_screen", "shade", "heads_up", "flow", "loading"})
 VERDICT_KEY = "interference.verdict"  # -> ScreenVerdict, kept per screen in the observation cache
 TEXT_CANDIDATES_KEY = "interference.text_candidates"  # (score, candidate) read from a tree-less screen's pixels
 REVEALED_SHARE = 0.6  # share of a screen's labels already present before: the overlay just closed
@@ -95,6 +98,10 @@ class InterferenceDiagnoser(Diagnoser):
     def __init__(self, config: Any = None, *, mode: Any = None, judge: Any = None):
         super().__init__(config, mode=mode, judge=judge)
         self.lexicon: Lexicon = load_lexicon(getattr(self.config, "lexicon_file", None))
+        # loaded here, so that a model file that cannot be read fails when the guard is built
+        self.screen_model: Optional[ScreenModel] = (
+            load_screen_model(getattr(self.config, "screen_model_file", None))
+            if getattr(self.config, "screen_model", False) else None)
 
     @classmethod
     def default_config(cls) -> InterferenceConfig:
@@ -112,7 +119,72 @@ class InterferenceDiagnoser(Diagnoser):
             s = self._score(ctx, c)
             if s is not None:
                 scored.append((s[0], c, s[1], s[2]))
-        return self._conclude(obs, scored, self._spinner(ctx))
+        finding = self._conclude(obs, scored, self._spinner(ctx))
+        if self.screen_model is None:
+            return finding
+        return self._with_screen_model(ctx, finding, max(scored, key=lambda x: x[0], default=None))
+
+    def strongest_overlay(self, ctx: DiagnosisContext) -> Optional[dict[str, Any]]:
+        """The details (kind, bounds, buttons and their roles) of the strongest overlay
+        candidate the rules locate on the screen, whatever its score; None when there is none.
+
+        Args:
+            ctx: the diagnosis context.
+
+        Returns:
+            The candidate's details, as a finding of interference carries them.
+        """
+        obs = ctx.observation
+        if not screen_tree(obs).has_tree:
+            return None
+        flow, page = self._flow_candidate(ctx), bare_page(obs)
+        best = None
+        for c in overlay_candidates(obs) + [x for x in (flow, page) if x is not None]:
+            sc = self._score(ctx, c)
+            if sc is not None and (best is None or sc[0] > best[0]):
+                best = (sc[0], c, sc[1], sc[2])
+        return self._details(obs, best[1], best[0], best[2], best[3]) if best is not None else None
+
+    def _with_screen_model(self, ctx: DiagnosisContext, rule: Finding,
+                           best: Optional[tuple[float, Candidate, dict[str, float], dict[str, float]]]) -> Finding:
+        """The free tier's verdict: the learned screen model decides, the rules keep what they
+        know for certain.
+
+        - what the rules read from the phone's own structure or from the run's history is
+          kept as they said it: system dialogs (permissions, ANR, crash), the lock screen,
+          an unrequested shade, a heads-up banner, an interruption's next page, a loading
+          screen that does not move;
+        - the rules' goal-aware vetoes hold: a dialog the goal needs, or that the agent's own
+          last tap opened, is at most uncertain (logged; the cascade's model is asked, and its
+          "yes" is held too), never dismissed;
+        - otherwise the model's probability maps to true / uncertain / false by the
+          thresholds chosen on ``dev`` (a screen with no overlay candidate at all is not
+          uncertain: a model call there is rarely worth it); where it finds what the rules
+          scored too low, the overlay the rules located (its buttons and their roles) goes
+          with the verdict.
+        """
+        details = rule.details
+        kind = details.get("kind")
+        if kind in RULE_CERTAIN_KINDS and rule.verdict != "false":
+            return rule
+        model = self.screen_model
+        p = model.probability(screen_features(ctx.observation, ctx.goal, {"verdict": rule.verdict, "details": details}))
+        verdict = model.verdict(p)
+        if verdict == "uncertain" and best is None and rule.verdict == "false":
+            verdict = "false"  # no overlay structure at all and a weak probability: not worth a model call
+        vetoed = [k for k in TASK_OWN_FEATURES if k in (details.get("features") or {})]
+        if verdict == "true" and vetoed:
+            verdict = "uncertain"
+        note = (f"screen model: p={p:.2f} (interference at >= {model.threshold:.2f}, uncertain at >= "
+                f"{model.uncertain:.2f})" + (f"; held: {' and '.join(TASK_OWN_FEATURES[k] for k in vetoed)}"
+                                              if vetoed and model.verdict(p) == "true" else ""))
+        if verdict == "true" and "buttons" not in details and best is not None:
+            score, c, feats, hits = best
+            details = {**self._details(ctx.observation, c, score, feats, hits), **details}
+        confidence = p if verdict != "false" else 1.0 - p
+        return Finding(diagnoser=self.name, problem=verdict == "true", verdict=verdict,
+                       confidence=round(min(1.0, max(0.0, confidence)), 3), evidence=rule.evidence + [note],
+                       details={**details, "screen_model": round(p, 4)})
 
     def _conclude(self, obs: Observation, scored: list[tuple[float, Candidate, dict[str, float], dict[str, float]]],
                   spinner: Optional[Finding] = None) -> Finding:
@@ -401,7 +473,10 @@ class InterferenceDiagnoser(Diagnoser):
                  hits: dict[str, float]) -> dict[str, Any]:
         roles = button_roles(c.buttons, self.lexicon, c.kind, c.texts)
         buttons = [b.to_dict(r) for b, r in zip(c.buttons, roles)]
+        if self.screen_model is not None and buttons and c.kind not in RULE_CERTAIN_KINDS:
+            roles = self._learned_roles(c, buttons)
         order = {"dismiss": 0, "neutral": 1, "engage": 2}
+        buttons.sort(key=lambda b: -b.get("dismiss_p", 0.0))  # the likeliest dismiss first among equals
         return {
             "kind": c.kind,
             "package": c.package,
@@ -413,13 +488,28 @@ class InterferenceDiagnoser(Diagnoser):
             "score": score,
             "features": {k: round(v, 3) for k, v in feats.items() if v},
             "lexicon_hits": sorted(hits),
-            "dismiss_hint": _dismiss_hint(c.kind, roles, c.texts),
+            "dismiss_hint": _dismiss_hint(c.kind, roles, c.texts, [b["label"] for b in buttons]),
             # a page that asks for input (a code, a form) wants the user's own answer: no
             # recovery taps its way on
             "asks_input": c.kind in ("takeover", "flow") and any(obs.elements[j].editable for j in c.members
                                                                     if 0 <= j < len(obs.elements)),
             "element_index": c.index,
         }
+
+    def _learned_roles(self, c: Candidate, buttons: list[dict[str, Any]]) -> list[str]:
+        """The control model's word on each button (in place): ``dismiss_p``; a control of no
+        known role that it finds likely enough to close the overlay is a (learned) dismiss; one
+        the vocabulary calls dismiss but it finds unlikely is not tapped as one. Engage and
+        destructive controls stay what the vocabulary says: the model never makes them taps."""
+        model = self.screen_model
+        overlay = {"kind": c.kind, "bounds": list(c.bounds)}
+        for b, p in zip(buttons, model.control_probabilities(overlay, buttons)):
+            b["dismiss_p"] = round(p, 4)
+            if b["role"] in ("neutral", "acknowledge") and p >= model.control_threshold:
+                b["role"], b["learned"] = "dismiss", True
+            elif b["role"] == "dismiss" and p < model.control_veto:
+                b["role"], b["learned"] = "neutral", True
+        return [b["role"] for b in buttons]
 
     def _held(self, rule: Finding, model: Finding, held: list[str], why: str) -> Finding:
         """The model's "interference" kept as uncertain: logged and billed, never acted on."""
@@ -494,12 +584,22 @@ def _inside(p: tuple[int, int], box: Any) -> bool:
     return x1 <= p[0] < x2 and y1 <= p[1] < y2
 
 
-def _dismiss_hint(kind: str, roles: list[str], texts: list[str]) -> str:
+def _licence_gate(texts: list[str], labels: list[str]) -> bool:
+    """A licence / terms gate whose decline quits the app: it names a licence or terms and
+    offers a decline control (declining is destructive, agreeing is the user's call)."""
+    k = knowledge()
+    return (any(p in t for t in map(norm, texts) for p in k.licence_gate_phrases)
+            and any(norm(x) in k.licence_decline_labels for x in labels))
+
+
+def _dismiss_hint(kind: str, roles: list[str], texts: list[str], labels: Optional[list[str]] = None) -> str:
     """How the dismiss recovery should leave this overlay."""
     if kind == "lock_screen":
         return "report"  # blocking: a PIN cannot be dismissed
     if "dismiss" not in roles and _requires_update(texts):
         return "report"  # a required update: no way on but to install it, which is the user's call
+    if kind not in ("anr", "crash", "permission") and _licence_gate(texts, labels or []):
+        return "report"  # a licence gate: declining quits the app, agreeing is the user's call
     if kind == "heads_up":
         return "swipe_up"
     return "button" if "dismiss" in roles else "back"

@@ -5,7 +5,8 @@ absolute numbers from different runs are not comparable; ratios within a run are
 
 Sections:
 - ``sim``    the simulated device's step: execute + observe (render + XML) at 1080x2400;
-- ``guard``  the rule-tier guard's added time per step, and its ratio to a simulated step;
+- ``guard``  the free-tier guard's added time per step (rules and screen model; the rules alone
+             beside it, and the difference), and its ratio to a simulated step;
 - ``runner`` episodes per second of a small sweep with 1 and 2 worker processes;
 - ``ray``    the same small sweep on the local process pool and on the Ray executor (2 workers each);
 - ``adb``    one served-phone step through the real adb server (tap + screencap + dump) vs in-process.
@@ -70,18 +71,24 @@ def measure_guard(rounds: int = 2) -> dict[str, Any]:
     from benchmark.agents import ReferenceAgent
 
     guard_ms: list[float] = []
+    rules_alone_ms: list[float] = []
     step_ms: list[float] = []
     device = SimDevice()
-    cfg = ttir.TTIRConfig.with_mode("rules")
+    cfg = ttir.TTIRConfig.with_mode("rules")  # the free tier: rules and the screen model
+    alone = cfg.override({"interference.screen_model": False})
     for _ in range(rounds):
         for name in task_names():
-            task = make_task(name)
-            agent = ttir.guard(ReferenceAgent(task.reference_solution()), config=cfg)
-            result = run_episode(device, task, agent)
-            guard_ms.extend(u.guard_ms for u in agent.report.usage)
-            step_ms.extend(s.timing_ms.get("device", 0.0) for s in result.trajectory if "device" in s.timing_ms)
-    g, s = _stats(guard_ms), _stats(step_ms)
-    return {"guard": g, "sim_step": s, "ratio_guard_to_step": (g["median_ms"] / s["median_ms"]) if s["median_ms"] else None}
+            # the same episode with and without the screen model, alternating, so both see the same machine
+            for config, sink in ((cfg, guard_ms), (alone, rules_alone_ms)):
+                task = make_task(name)
+                agent = ttir.guard(ReferenceAgent(task.reference_solution()), config=config)
+                result = run_episode(device, task, agent)
+                sink.extend(u.guard_ms for u in agent.report.usage)
+                if config is cfg:
+                    step_ms.extend(s.timing_ms.get("device", 0.0) for s in result.trajectory if "device" in s.timing_ms)
+    g, a, s = _stats(guard_ms), _stats(rules_alone_ms), _stats(step_ms)
+    return {"guard": g, "guard_rules_alone": a, "screen_model_added_ms": g["median_ms"] - a["median_ms"],
+            "sim_step": s, "ratio_guard_to_step": (g["median_ms"] / s["median_ms"]) if s["median_ms"] else None}
 
 
 def measure_runner(tasks: int = 16) -> dict[str, Any]:

@@ -52,6 +52,10 @@ class InterferenceConfig(_Section):
     min_score: float = Field(0.6, ge=0.0, le=1.0, description="Evidence score at or above which an overlay is reported.")
     uncertain_score: float = Field(0.3, ge=0.0, le=1.0, description="Scores between this and min_score are 'uncertain' (the cascade asks the model).")
     lexicon_file: Optional[str] = Field(None, description="A YAML file that replaces the built-in interruption lexicon.")
+    screen_model: bool = Field(True, description="The learned screen model decides with the rules in the free tier "
+                                                 "(`ttir tune train --real`); false: the rules alone.")
+    screen_model_file: Optional[str] = Field(None, description="A model file written by `ttir tune train --real` "
+                                                               "that replaces the shipped one.")
 
 
 class TaskAlignmentConfig(_Section):

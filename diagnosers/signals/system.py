@@ -42,6 +42,8 @@ class SystemKnowledge:
         self.crash_phrases = tuple(norm(str(v)) for v in data.get("crash_phrases") or [])
         self.system_ui_names = tuple(norm(str(v)) for v in data.get("system_ui_names") or [])
         self.required_update_phrases = tuple(norm(str(v)) for v in data.get("required_update_phrases") or [])
+        self.licence_gate_phrases = tuple(norm(str(v)) for v in data.get("licence_gate_phrases") or [])
+        self.licence_decline_labels = frozenset(norm(str(v)) for v in data.get("licence_decline_labels") or [])
 
 
 @lru_cache(maxsize=1)

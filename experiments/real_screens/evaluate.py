@@ -24,6 +24,7 @@ from ttir.config import TTIRConfig
 from ttir.dump import DumpError
 from ttir.types import Action, AgentStep, Observation
 
+RULES_ALONE_TIER = "rules_alone"  # the rule tier with the screen model switched off, measured beside the free tier
 ACTION_CLASSES = ("dismiss", "engage", "destructive", "back", "other", "wait", "none")
 SESSION_STEPS = 3  # guarded steps per screen: the headline one, then two on the unchanged screen
 
@@ -112,6 +113,7 @@ class ScreenResult:
     kind: Optional[str]
     round: Optional[int] = None  # the collection round of its repository
     back_dismisses: Optional[bool] = None  # the label's word on whether Back closes it without harm
+    clearable: bool = False  # a pop-up a first action can clear: a labelled dismiss control, an ANR, or Back closes it
     verdicts: dict[str, str] = field(default_factory=dict)  # tier -> true / false / uncertain
     evidence: dict[str, str] = field(default_factory=dict)
     located: dict[str, bool] = field(default_factory=dict)  # tier -> did its finding locate any overlay candidate
@@ -126,6 +128,13 @@ class ScreenResult:
 
     def detected(self, tier: str) -> bool:
         return self.verdicts.get(tier) == "true"
+
+    @property
+    def cleared(self) -> bool:
+        """The guard's first action cleared the pop-up: its dismiss control (Wait on an ANR), a
+        swipe on a banner, or Back where the label says Back closes it."""
+        return self.clearable and (self.action_class == "dismiss"
+                                   or (self.action_class == "back" and self.back_dismisses is True))
 
 
 def guard_tier(tiers: list[str]) -> str:
@@ -149,7 +158,9 @@ def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge:
 
     lab = screen.label
     res = ScreenResult(id=screen.id, repo=screen.repo, split=screen.split, category=lab.category, kind=lab.kind,
-                       round=screen.round, back_dismisses=lab.back_dismisses)
+                       round=screen.round, back_dismisses=lab.back_dismisses,
+                       clearable=lab.category == "interference" and (bool(lab.dismiss) or lab.kind == "anr"
+                                                                      or lab.back_dismisses is True))
     obs = screen.observation()
     oracle = LabelOracle(lab.category == "interference") if ORACLE_TIER in tiers else None
     oracle_config = config.override(oracle_overrides(oracle_mode)) if oracle is not None else None
@@ -157,6 +168,8 @@ def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge:
         if tier == ORACLE_TIER:
             d = InterferenceDiagnoser(oracle_config.interference, mode=oracle_mode,
                                       judge=VLMJudge(oracle, oracle_config))
+        elif tier == RULES_ALONE_TIER:
+            d = InterferenceDiagnoser(config.interference.model_copy(update={"screen_model": False}), mode="rules")
         else:
             d = InterferenceDiagnoser(config.interference, mode=tier, judge=judge if tier != "rules" else None)
         f = d.diagnose(DiagnosisContext(goal=lab.goal, observation=obs, history=[]))
@@ -267,6 +280,9 @@ def summarize(results: list[ScreenResult], tiers: list[str], seed: int = 0) -> d
         "actions": actions,
         "engage_or_destructive_taps": whole["engage_or_destructive_taps"],
         "actions_on_non_interference": acted,
+        "clearable": sum(r.clearable for r in ok),
+        "cleared": sum(r.cleared for r in ok),
+        "cleared_rate": _share(sum(r.cleared for r in ok), sum(r.clearable for r in ok)),
         "actions_on_non_interference_rate": _share(acted, whole["ordinary"] + whole["wanted"]),
         # Back on a screen whose label says Back does not close it (a gate Back would leave the app from)
         "back_where_back_harms": sum(r.action_class == "back" and r.back_dismisses is False for r in ok),
@@ -354,6 +370,11 @@ def _interval(report: dict[str, Any], name: str) -> str:
 def render(report: dict[str, Any], results: list[ScreenResult], split: str, show: bool = False) -> str:
     first = next(iter(report["tiers"]), None)  # the tier the intervals and the guard's figures are of
     lines = [f"Real screens ({split} split): {report['screens']} screens from {report['repos']} repositories"]
+    if report.get("screen_model"):
+        lines.append(f"free tier ('rules'): the rules and the screen model trained on {report['screen_model']}; "
+                     f"'{RULES_ALONE_TIER}': the rules with the screen model off")
+    elif "screen_model" in report:
+        lines.append("free tier ('rules'): the rules alone (interference.screen_model is off)")
     if report["errors"]:
         lines.append(f"unreadable (not labelled malformed): {', '.join(report['errors'])}")
     for tier, t in report["tiers"].items():
@@ -387,7 +408,10 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
               "| screens | " + " | ".join(ACTION_CLASSES) + " |", "|---|" + "---:|" * len(ACTION_CLASSES)]
     for cat, c in g["actions"].items():
         lines.append(f"| {cat} | " + " | ".join(str(c[k]) for k in ACTION_CLASSES) + " |")
-    lines += ["", f"taps on engage or destructive controls: {g['engage_or_destructive_taps']}",
+    lines += ["", f"first action cleared the pop-up: {g['cleared']} of {g['clearable']} "
+                  f"({_pct(g['cleared_rate'])}) that a tap or Back can clear (a labelled dismiss control, Wait on "
+                  "an ANR, Back where the label says Back closes it)",
+              f"taps on engage or destructive controls: {g['engage_or_destructive_taps']}",
               f"actions on screens without interference: {g['actions_on_non_interference']} "
               f"({_pct(g['actions_on_non_interference_rate'])})" + _interval(report, "actions_on_non_interference_rate"),
               f"Back pressed where the label says Back does not close it: {g['back_where_back_harms']}"]

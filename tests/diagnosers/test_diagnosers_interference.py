@@ -162,9 +162,10 @@ def test_screenshot_only():
 
 
 def test_thresholds_come_from_the_config():
+    # the rules' own thresholds (the screen model off: it has its own, chosen on dev)
     obs = dump("rate_dialog")
     assert InterferenceDiagnoser().diagnose(ctx(GOAL, obs)).problem
-    strict = InterferenceDiagnoser(InterferenceConfig(min_score=0.95, uncertain_score=0.5))
+    strict = InterferenceDiagnoser(InterferenceConfig(min_score=0.95, uncertain_score=0.5, screen_model=False))
     assert strict.diagnose(ctx(GOAL, dump("rate_dialog"))).verdict == "uncertain"
 
 
@@ -189,7 +190,7 @@ def test_a_user_lexicon_replaces_the_builtin_one(tmp_path):
 
 def test_cascade_asks_the_model_only_when_uncertain_and_keeps_the_overlay_details():
     judge = FakeJudge(judgment(interference_present=True, reason="a pop-up"))
-    d = InterferenceDiagnoser(InterferenceConfig(min_score=0.95, uncertain_score=0.5), judge=judge)
+    d = InterferenceDiagnoser(InterferenceConfig(min_score=0.95, uncertain_score=0.5, screen_model=False), judge=judge)
     f = d.diagnose(ctx(GOAL, dump("rate_dialog")))
     assert f.problem and f.tier == "cascade" and judge.calls == 1
     assert f.details["buttons"] and f.details["kind"] == "dialog"

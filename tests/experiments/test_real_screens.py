@@ -11,7 +11,7 @@ import pytest
 
 from diagnosers import ActionEffectDiagnoser, DiagnosisContext, InterferenceDiagnoser
 from experiments.real_screens.corpus import CORPUS_DIR, load_corpus, load_splits
-from experiments.real_screens.evaluate import WaitOnlyAgent, classify, evaluate, summarize, tapped_names
+from experiments.real_screens.evaluate import RULES_ALONE_TIER, WaitOnlyAgent, classify, evaluate, summarize, tapped_names
 from experiments.real_screens.reserved import LOCAL_LIST, extra_list, git_blob_id, load_reserved, parse_list
 from ttir import guard
 from ttir.types import Action, AgentStep, Observation, StepRecord
@@ -153,8 +153,10 @@ def test_the_corpus_is_as_broad_as_promised():
 # ------------------------------------------------------------------ the rules on real dumps (dev split)
 
 
-def first_guarded_step(screen, history=()):
-    agent = guard(WaitOnlyAgent())
+def first_guarded_step(screen, history=(), screen_model=True):
+    from ttir import TTIRConfig
+
+    agent = guard(WaitOnlyAgent(), TTIRConfig().override({"interference.screen_model": screen_model}))
     agent.reset(screen.label.goal)
     obs = screen.observation()
     for rec in history:
@@ -264,8 +266,12 @@ def test_the_task_apps_own_hang_is_waited_on_then_closed_and_that_is_told_apart(
 # ------------------------------------------------------------------ an app's own pop-ups (second round, dev)
 
 
-def diagnose(s):
-    return InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+def diagnose(s, screen_model=True):
+    """The free tier's finding on a screen (rules and screen model; ``screen_model=False``: the rules alone)."""
+    from ttir.config import InterferenceConfig
+
+    d = InterferenceDiagnoser(InterferenceConfig(screen_model=screen_model))
+    return d.diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
 
 
 def test_a_promo_sheet_over_a_feed_is_the_interruption_not_the_feed():
@@ -377,7 +383,7 @@ def test_a_model_only_guard_waits_on_system_uis_anr_rather_than_closing_it(vlm_s
 
 def test_a_model_only_guard_never_presses_back_on_a_page_where_the_rules_locate_no_overlay(vlm_server):
     s = dev("0b624be763c2")  # Twitter's "Verify your identity" page in a WebView: no overlay structure
-    f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+    f = diagnose(s, screen_model=False)
     assert not f.problem and f.evidence == ["no overlay candidate"]
     obs, step, source, _ = cascade_step(s, vlm_server, mode="vlm")
     assert step.action.action_type != "navigate_back"  # Back would leave the app the task is in
@@ -394,16 +400,17 @@ def test_a_backdrop_over_the_whole_page_is_no_dismiss_control(vlm_server):
 def test_a_bare_page_the_rules_cannot_tell_is_uncertain_and_the_cascade_asks_the_model(screen_id, vlm_server):
     # "Start SAFAR →" alone on a page; Zeon's Flutter welcome ("СТАРТУЕМ", "Я уже имею аккаунт"): a gate or content?
     s = dev(screen_id)
-    f = diagnose(s)
+    f = diagnose(s, screen_model=False)
     assert f.verdict == "uncertain" and "bare_page" in f.details["features"]
-    _, _, source = first_guarded_step(s)
+    _, _, source = first_guarded_step(s, screen_model=False)
     assert source == "agent"  # the rule tier does not act on uncertain
     from ttir import TTIRConfig
     from ttir.config import DIAGNOSERS
     from ttir.vlm import VLMClient
 
     judge = _judge(vlm_server, interference=True)
-    cfg = TTIRConfig().override({**{f"{d}.mode": "cascade" for d in DIAGNOSERS}, "cascade.probe": False})
+    cfg = TTIRConfig().override({**{f"{d}.mode": "cascade" for d in DIAGNOSERS}, "cascade.probe": False,
+                                 "interference.screen_model": False})
     agent = guard(WaitOnlyAgent(), cfg, vlm=judge.client)
     agent.reset(s.label.goal)
     obs = s.observation()
@@ -458,10 +465,14 @@ def test_an_onboarding_carousel_is_left_by_its_skip_never_paged_through():
     obs, step, source = first_guarded_step(s)
     assert source == "recovery" and tapped_names(obs, step.action) & {"skip all"}
     s = dev("e9de468fedf7")  # a carousel page whose only way on is Next: its next page is the carousel still
-    f = diagnose(s)
+    f = diagnose(s, screen_model=False)
     assert f.problem and [b["next_page"] for b in f.details["buttons"] if b["label"] == "Next"] == [True]
+    obs, step, source = first_guarded_step(s, screen_model=False)
+    assert source == "agent"  # the rules never page through
+    # the label calls that Next the way past it (dismiss), and the control model learnt so: it may tap it,
+    # never anything the label calls engage or destructive
     obs, step, source = first_guarded_step(s)
-    assert source == "agent"
+    assert classify(s, obs, step, source) in ("dismiss", "none")
 
 
 @pytest.mark.parametrize("screen_id", [
@@ -747,7 +758,9 @@ def test_the_oracle_answers_from_the_label_and_its_guard_runs_the_recoveries():
     for s in [*picks, ordinary]:
         want = "true" if s.label.category == "interference" else "false"
         assert by_id[s.id].verdicts[ORACLE_TIER] == want, s.id
-    assert by_id["0b624be763c2"].verdicts["rules"] == "false"  # the rules miss it; the oracle's guard still acts safely
+    assert by_id["0b624be763c2"].verdicts["rules"] == "true"  # the screen model finds what the rules alone miss
+    assert evaluate([dev("0b624be763c2")], tiers=[RULES_ALONE_TIER], session_steps=1)[0].verdicts[RULES_ALONE_TIER] \
+        == "false"  # the rules alone miss it; the oracle's guard still acts safely
     assert by_id["0b624be763c2"].action_class != "back"
     assert by_id["0381990abcc5"].action_class == "dismiss"  # Wait
     assert by_id["4a00f8f19425"].action_class == "none"  # reported

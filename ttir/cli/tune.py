@@ -1,4 +1,4 @@
-"""``ttir tune build | eval | sweep | prompts``: tune the guard's diagnosers on labelled steps."""
+"""``ttir tune build | eval | sweep | prompts | train``: tune the guard's diagnosers on labelled steps."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ interference, task_alignment) on labelled steps:
   4. ttir tune sweep datasets/tuning --param stuck_loop.window=2,3,4,5
                                                                    find better thresholds
   5. ttir tune prompts datasets/tuning --prompt a.md --prompt b.md compare diagnose prompts (needs a model)
+  6. ttir tune train --real                                        retrain the screen model on the real
+                                                                   screens' dev split (needs ttir[train])
 
 """ + FORMAT_HELP
 
@@ -41,6 +43,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     _eval_parser(tsub)
     _sweep_parser(tsub)
     _prompts_parser(tsub)
+    _train_parser(tsub)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
 
@@ -274,10 +277,18 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
     screens = load_corpus(args.split)
     if not screens:
         raise ValueError(f"the real-screen corpus has no screen in split {args.split!r}")
+    model = None
+    if cfg.interference.screen_model:
+        from diagnosers.signals.screen_model import load_screen_model
+        from experiments.real_screens.evaluate import RULES_ALONE_TIER
+
+        model = load_screen_model(cfg.interference.screen_model_file)
+        tiers = [tiers[0], RULES_ALONE_TIER, *tiers[1:]]  # the free tier first: the guard's figures are of it
     results = evaluate(screens, cfg, tiers, judge=judge, progress=not args.no_progress and not args.json,
                        session_steps=args.session_steps, oracle_mode=args.oracle or "vlm")
     report = summarize(results, tiers)
     report["split"] = args.split
+    report["screen_model"] = model.trained_on if model is not None else None
     if args.oracle:
         report["guard"]["oracle_mode"] = args.oracle
     report["cases"] = [r.__dict__ for r in results]
@@ -352,6 +363,55 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------- prompts
+
+
+def _train_parser(tsub: Any) -> None:
+    p = tsub.add_parser(
+        "train", help="retrain the learned screen model on the real-screen corpus (dev split only)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Train the screen model the guard's free tier uses with its rules (interference.screen_model): "
+                    "a logistic regression over hashed text and structure of each screen, and a second one that "
+                    "picks the control that closes a pop-up, on the dev split of experiments/real_screens only. "
+                    "The regularisation and the thresholds are chosen by cross-validation grouped by repository "
+                    "(no app in two folds). The same command on the same corpus writes the same model; the shipped "
+                    "file is diagnosers/data/screen_model.npz, its report (training data, cross-validated figures) "
+                    "screen_model.json beside it. Needs scikit-learn: pip install 'ttir[train]'. The guard itself "
+                    "reads the file with numpy alone.",
+        epilog="examples:\n"
+               "  ttir tune train --real                               regenerate the shipped model\n"
+               "  ttir tune train --real --out my_model.npz            a model of your own; use it with\n"
+               "                                                       interference.screen_model_file: my_model.npz\n"
+               "  ttir tune eval --real --split dev --config my.yaml   then score it")
+    p.add_argument("--real", action="store_true", required=True,
+                   help="train on the real-screen corpus (the only training data there is)")
+    p.add_argument("--out", type=Path, default=None, metavar="NPZ",
+                   help="model file to write (default: the shipped diagnosers/data/screen_model.npz)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the folds and the solver (default 0)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_train)
+
+
+def _train(args: argparse.Namespace) -> int:
+    try:
+        import sklearn  # noqa: F401  (the optional extra, checked here for a clear message)
+    except ImportError as exc:
+        raise ValueError("ttir tune train needs scikit-learn: pip install 'ttir[train]'") from exc
+    from diagnosers.signals.screen_model import DEFAULT_MODEL
+    from experiments.real_screens.train import train
+
+    out = args.out or DEFAULT_MODEL
+    r = train(out, args.seed, progress=not args.no_progress)
+    cv = r["cross_validation"][str(r["C"])]
+    print(f"trained on {r['trained_on']}")
+    print(f"wrote {out} ({r['bytes']:,} bytes) and {out.with_suffix('.json').name}")
+    print(f"cross-validated on dev (repositories grouped, {r['folds']} folds): recall {cv['recall']:.3f} at "
+          f"p >= {r['threshold']:.3f}; false alarms {cv['ordinary']['at_or_above']} of {cv['ordinary']['n']} ordinary, "
+          f"{cv['wanted']['at_or_above']} of {cv['wanted']['n']} wanted; uncertain at p >= {r['uncertain']:.3f}")
+    c = r["controls"]
+    print(f"controls: {c['n']} on {c['overlays']} located pop-ups; a control of no known role dismisses at "
+          f"p >= {c['threshold']:.2f}")
+    print("next: ttir tune eval --real --split dev")
+    return 0
 
 
 def _prompts_parser(tsub: Any) -> None:

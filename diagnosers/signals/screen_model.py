@@ -1,0 +1,343 @@
+"""The learned screen model: how likely a screen holds an interruption, from its text and shape.
+
+A logistic regression over hashed features of one observation, trained on the real-screen
+corpus's ``dev`` split (``ttir tune train --real``; the training code and scikit-learn live in
+``experiments/real_screens/train.py``). Inference here needs numpy alone: the shipped file
+``diagnosers/data/screen_model.npz`` holds the weights, the feature layout's version and the
+thresholds chosen on ``dev``; nothing in it is executed (``numpy.load(allow_pickle=False)``).
+
+What it holds:
+
+- :func:`screen_features`: the sparse feature vector of a screen (the one function training
+  and inference share, so that both see the same features);
+- :class:`ScreenModel`: the loaded weights, :meth:`ScreenModel.probability` and the
+  :meth:`ScreenModel.verdict` a probability maps to (true / uncertain / false);
+- :func:`load_screen_model`: the shipped model (or another file), loaded once per path.
+
+Features (each group hashed into its own part of one space by a salt):
+
+- ``all``: character 3–4-grams and words of every visible text of the app's windows;
+- ``top``: the same of the strongest overlay candidate the rules located (else the last
+  content window), where a pop-up's own words are;
+- ``click``: the labels of clickable controls;
+- ``ids``: the words of resource ids (``permission_allow_button``, ``btn_close``);
+- ``pkg``: the packages of the windows;
+- ``rule``: what the rules said (verdict, the candidate's kind, the names of their
+  features, the interruption terms they hit): the rules as evidence, not as the judge;
+- numeric: counts and shares of the screen's structure, and how much of the goal the
+  candidate's text repeats (a dialog that speaks of the goal is more often the task's own).
+
+Screen text is hostile: every string is cut to ``MAX_TEXT`` characters and at most
+``MAX_STRINGS`` strings per group are read, so a huge dump costs bounded time.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import numpy as np
+
+from diagnosers.signals.text import content_words
+from diagnosers.signals.tree import screen_tree
+from ttir.types import Observation
+
+FEATURE_VERSION = 1  # bump when screen_features changes: a model file of another version is refused
+HASH_BITS = 18
+HASH_SIZE = 1 << HASH_BITS
+MAX_TEXT = 120  # characters of one string read
+MAX_STRINGS = 120  # strings of one group read
+NGRAMS = (3, 4)
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "data" / "screen_model.npz"
+
+FeatureGroup = Literal["all", "top", "click", "ids", "pkg", "rule", "clabel", "cid", "cctx"]
+FEATURE_GROUPS: tuple[FeatureGroup, ...] = ("all", "top", "click", "ids", "pkg", "rule", "clabel", "cid", "cctx")
+# a fixed salt per group: the same n-gram in two groups lands in two buckets
+_SALT = {g: zlib.crc32(f"ttir-screen-model:{g}".encode()) for g in FEATURE_GROUPS}
+NUMERIC_FEATURES = (
+    "windows", "packages", "log_elements", "log_clickables", "log_texts", "editable", "keyboard", "shade",
+    "locked", "top_area", "top_centred", "scrim", "candidates", "rule_score", "goal_in_top", "goal_in_all",
+)
+CONTROL_NUMERIC = ("x", "y", "width", "height", "rightmost", "lowest", "top_right", "count", "order", "log_label")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_ID_SPLIT = re.compile(r"[_\W]+|(?<=[a-z])(?=[A-Z])")
+ScreenVerdictName = Literal["true", "uncertain", "false"]
+
+
+def _norm(s: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", s[:MAX_TEXT]).lower().split())
+
+
+@lru_cache(maxsize=8192)  # screens repeat their labels step after step; the memory stays bounded
+def _text_hashes(s: str) -> tuple[int, ...]:
+    """The hashes of a string's words and character 3–4-grams (word-bounded)."""
+    t = _norm(s)
+    out = [zlib.crc32(b"w:" + w.encode()) for w in _WORD.findall(t)]
+    padded = f" {t} "
+    for n in NGRAMS:
+        out.extend(zlib.crc32(padded[i:i + n].encode()) for i in range(len(padded) - n + 1))
+    return tuple(out)
+
+
+@lru_cache(maxsize=8192)
+def _token_hashes(s: str) -> tuple[int, ...]:
+    """The hashes of whole tokens (rule signals, id words, packages)."""
+    return (zlib.crc32(b"t:" + s[:MAX_TEXT].encode()),)
+
+
+def _id_words(resource_id: str) -> list[str]:
+    short = resource_id.rsplit("/", 1)[-1]
+    return [w.lower() for w in _ID_SPLIT.split(short) if len(w) > 1][:6] + ([short.lower()] if short else [])
+
+
+def _group(counts: dict[int, float], group: FeatureGroup, strings: list[str], tokens: bool = False) -> None:
+    """Add a group's features, each string's hashes counted once, the group L2-normalised."""
+    salt = _SALT[group]
+    seen: dict[int, float] = {}
+    for s in dict.fromkeys(strings[:MAX_STRINGS]):
+        if not s:
+            continue
+        for h in (_token_hashes(s) if tokens else _text_hashes(s)):
+            seen[(h ^ salt) & (HASH_SIZE - 1)] = 1.0
+    if not seen:
+        return
+    scale = 1.0 / math.sqrt(len(seen))
+    for k in seen:
+        counts[k] = counts.get(k, 0.0) + scale
+
+
+@dataclass(frozen=True)
+class ScreenFeatures:
+    """One screen's sparse hashed features and its numeric ones (in ``NUMERIC_FEATURES`` order)."""
+
+    indices: np.ndarray  # int64, sorted, unique
+    values: np.ndarray  # float64
+    numeric: np.ndarray  # float64, len(NUMERIC_FEATURES)
+
+
+def screen_features(obs: Observation, goal: str, rule: Optional[dict[str, Any]] = None) -> ScreenFeatures:
+    """The features of one screen.
+
+    Args:
+        obs: the observation (its UI tree; a tree-less screen has only its OCR lines).
+        goal: the task's goal (only how much of it the candidate repeats is used).
+        rule: what the rule tier said: ``{"verdict", "details"}`` of its finding, or None.
+
+    Returns:
+        The screen's :class:`ScreenFeatures`.
+    """
+    tree = screen_tree(obs)
+    els = obs.elements
+    w, h = obs.screen_size or (1080, 2400)
+    area = float(max(1, w * h))
+    visible = [i for i in tree.content if tree.root_of and tree.root_of[i] not in tree.ime_roots] \
+        if tree.roots else list(range(len(els)))
+    texts = [s for i in visible for s in (els[i].text, els[i].content_desc) if s]
+    clicks = [els[i].text or els[i].content_desc or els[i].resource_id.rsplit("/", 1)[-1]
+              for i in visible if els[i].clickable]
+    ids = [w_ for i in visible if els[i].resource_id for w_ in _id_words(els[i].resource_id)]
+    roots = [r for r in tree.roots if r not in tree.chrome_roots and r not in tree.ime_roots]
+    packages = sorted({els[r].package for r in roots if els[r].package})
+    details = (rule or {}).get("details") or {}
+    verdict = (rule or {}).get("verdict") or "none"
+    top_texts = [t for t in ([details.get("title") or ""] + list(details.get("texts") or [])) if t]
+    top_bounds = details.get("bounds")
+    if not top_texts and roots:
+        last = roots[-1]
+        top_texts = [s for i in visible if tree.root_of[i] == last for s in (els[i].text, els[i].content_desc) if s]
+        b = els[last].bounds
+        top_bounds = [b[0], b[1], b[2], b[3]]
+    rule_tokens = [f"verdict={verdict}", f"kind={details.get('kind') or 'none'}",
+                   *(f"feat={k}" for k in sorted(details.get("features") or {})),
+                   *(f"hit={x}" for x in (details.get("lexicon_hits") or [])[:20]),
+                   *(f"role={b.get('role')}" for b in (details.get("buttons") or [])[:8]),
+                   f"hint={details.get('dismiss_hint') or 'none'}"]
+    counts: dict[int, float] = {}
+    _group(counts, "all", texts)
+    _group(counts, "top", top_texts)
+    _group(counts, "click", clicks)
+    _group(counts, "ids", ids, tokens=True)
+    _group(counts, "pkg", packages, tokens=True)
+    _group(counts, "rule", rule_tokens, tokens=True)
+    top_area, centred = 0.0, 0.0
+    if top_bounds and len(top_bounds) == 4:
+        x1, y1, x2, y2 = top_bounds
+        top_area = max(0.0, (x2 - x1) * (y2 - y1)) / area
+        centred = float(abs((x1 + x2) / 2 - w / 2) < 0.1 * w and abs((y1 + y2) / 2 - h / 2) < 0.25 * h
+                        and top_area < 0.8)
+    goal_words = content_words(goal or "")
+    top_words = content_words(" ".join(top_texts[:MAX_STRINGS]))
+    all_words = content_words(" ".join(texts[:MAX_STRINGS]))
+    numeric = np.array([
+        min(len(roots), 6) / 6, min(len(packages), 4) / 4, math.log1p(len(els)) / 8,
+        math.log1p(len(clicks)) / 6, math.log1p(len(texts)) / 6,
+        float(any(els[i].editable for i in visible)), float(tree.keyboard_open), float(tree.shade_open),
+        float(tree.locked), min(top_area, 1.0), centred, float(bool(details.get("scrim"))),
+        min(len(details.get("candidates") or []), 5) / 5, min(float(details.get("score") or 0.0), 2.0) / 2,
+        len(goal_words & top_words) / len(goal_words) if goal_words else 0.0,
+        len(goal_words & all_words) / len(goal_words) if goal_words else 0.0,
+    ], dtype=np.float64)
+    idx = np.fromiter(sorted(counts), dtype=np.int64, count=len(counts))
+    vals = np.fromiter((counts[k] for k in idx.tolist()), dtype=np.float64, count=len(counts))
+    return ScreenFeatures(idx, vals, numeric)
+
+
+def control_features(overlay: dict[str, Any], buttons: list[dict[str, Any]], i: int) -> ScreenFeatures:
+    """The features of one control of a located overlay, for the control model.
+
+    Args:
+        overlay: the interference finding's details (``kind``, ``bounds``).
+        buttons: its buttons (``label``, ``role`` as the vocabulary reads it, ``bounds``,
+            ``resource_id``, ``forward`` / ``next_page`` / ``skip``), in the overlay's order.
+        i: which button.
+
+    Returns:
+        The control's :class:`ScreenFeatures` (``numeric`` in ``CONTROL_NUMERIC`` order).
+    """
+    b = buttons[i]
+    x1, y1, x2, y2 = overlay.get("bounds") or b["bounds"]
+    ow, oh = max(1, x2 - x1), max(1, y2 - y1)
+    bx1, by1, bx2, by2 = b["bounds"]
+    cx, cy = (bx1 + bx2) / 2, (by1 + by2) / 2
+    centres = [((c["bounds"][0] + c["bounds"][2]) / 2, (c["bounds"][1] + c["bounds"][3]) / 2) for c in buttons]
+    n = len(buttons)
+    ctx = [f"kind={overlay.get('kind') or 'none'}", f"role={b.get('role') or 'none'}", f"n={min(n, 5)}",
+           f"order={min(i, 4)}", f"last={i == n - 1}", f"forward={bool(b.get('forward'))}",
+           f"next_page={bool(b.get('next_page'))}", f"skip={bool(b.get('skip'))}",
+           f"kind_role={overlay.get('kind')}:{b.get('role')}", f"empty_label={not (b.get('label') or '').strip()}"]
+    counts: dict[int, float] = {}
+    _group(counts, "clabel", [b.get("label") or ""])
+    _group(counts, "cid", _id_words(b.get("resource_id") or ""), tokens=True)
+    _group(counts, "cctx", ctx, tokens=True)
+    rx, ry = (cx - x1) / ow, (cy - y1) / oh
+    numeric = np.array([
+        min(max(rx, 0.0), 1.0), min(max(ry, 0.0), 1.0), min((bx2 - bx1) / ow, 1.0), min((by2 - by1) / oh, 1.0),
+        float(cx >= max(c[0] for c in centres)), float(cy >= max(c[1] for c in centres)),
+        float(rx > 0.75 and ry < 0.25), min(n, 8) / 8, min(i, 8) / 8, math.log1p(len(b.get("label") or "")) / 4,
+    ], dtype=np.float64)
+    idx = np.fromiter(sorted(counts), dtype=np.int64, count=len(counts))
+    vals = np.fromiter((counts[k] for k in idx.tolist()), dtype=np.float64, count=len(counts))
+    return ScreenFeatures(idx, vals, numeric)
+
+
+@dataclass(frozen=True)
+class LinearModel:
+    """A logistic regression over hashed and numeric features."""
+
+    hashed: np.ndarray
+    numeric: np.ndarray
+    bias: float
+
+    def probability(self, features: ScreenFeatures) -> float:
+        """The probability of the positive class for ``features``."""
+        z = self.bias + float(np.dot(self.hashed[features.indices], features.values)) \
+            + float(np.dot(self.numeric, features.numeric))
+        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+
+
+class ScreenModelError(ValueError):
+    """A model file that cannot be used (missing, another feature version, wrong shapes)."""
+
+
+@dataclass(frozen=True)
+class ScreenModel:
+    """The learned interference detector and control picker: weights, thresholds, where they came from."""
+
+    screen: LinearModel  # P(the screen holds an interruption)
+    control: LinearModel  # P(a control of the located overlay closes it safely)
+    threshold: float  # screen probability at or above which the verdict is "true"
+    uncertain: float  # screen probability at or above which it is "uncertain"
+    control_threshold: float  # control probability at or above which a control of no known role dismisses
+    control_veto: float  # below this, a control the vocabulary calls dismiss is not tapped as one
+    trained_on: str  # what it was trained on (files, repositories, date), for reports
+
+    def probability(self, features: ScreenFeatures) -> float:
+        """The probability that the screen holds an interruption.
+
+        Args:
+            features: the screen's :func:`screen_features`.
+
+        Returns:
+            A probability in [0, 1].
+        """
+        return self.screen.probability(features)
+
+    def verdict(self, p: float) -> ScreenVerdictName:
+        """``true`` at or above the threshold, ``uncertain`` at or above the lower one, else ``false``."""
+        return "true" if p >= self.threshold else "uncertain" if p >= self.uncertain else "false"
+
+    def control_probabilities(self, overlay: dict[str, Any], buttons: list[dict[str, Any]]) -> list[float]:
+        """P(dismisses) of each of an overlay's controls.
+
+        Args:
+            overlay: the interference finding's details.
+            buttons: its buttons.
+
+        Returns:
+            One probability per button, in order.
+        """
+        return [self.control.probability(control_features(overlay, buttons, i)) for i in range(len(buttons))]
+
+
+def save_screen_model(path: Path, screen: LinearModel, control: LinearModel, thresholds: dict[str, float],
+                      trained_on: str) -> None:
+    """Write a model file (numpy's npz, compressed; no pickled objects).
+
+    Args:
+        path: the file to write.
+        screen, control: the two logistic regressions.
+        thresholds: ``threshold``, ``uncertain``, ``control_threshold``, ``control_veto``.
+        trained_on: a sentence naming the training data (files, repositories, date).
+    """
+    np.savez_compressed(
+        path, version=np.array(FEATURE_VERSION), hashed=screen.hashed.astype(np.float32),
+        numeric=screen.numeric.astype(np.float32), bias=np.array(screen.bias),
+        control_hashed=control.hashed.astype(np.float32), control_numeric=control.numeric.astype(np.float32),
+        control_bias=np.array(control.bias),
+        thresholds=np.array([thresholds[k] for k in THRESHOLDS]), trained_on=np.array(trained_on),
+        numeric_names=np.array(NUMERIC_FEATURES + CONTROL_NUMERIC))
+
+
+THRESHOLDS = ("threshold", "uncertain", "control_threshold", "control_veto")
+
+
+@lru_cache(maxsize=4)
+def load_screen_model(path: Optional[str] = None) -> ScreenModel:
+    """The model in ``path`` (default: the shipped one), loaded once.
+
+    Args:
+        path: a model file written by ``ttir tune train --real``; None for the shipped one.
+
+    Returns:
+        The :class:`ScreenModel`.
+
+    Raises:
+        ScreenModelError: the file is missing or was written for other features.
+    """
+    p = Path(path) if path else DEFAULT_MODEL
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            version = int(z["version"])
+            names = tuple(str(x) for x in z["numeric_names"])
+            if version != FEATURE_VERSION or names != NUMERIC_FEATURES + CONTROL_NUMERIC \
+                    or z["hashed"].shape != (HASH_SIZE,) or z["control_hashed"].shape != (HASH_SIZE,):
+                raise ScreenModelError(f"screen_model_file={p}: written for feature version {version} "
+                                       f"({len(names)} numeric features), this code reads version {FEATURE_VERSION}; "
+                                       "regenerate it with `ttir tune train --real`")
+            t = dict(zip(THRESHOLDS, (float(x) for x in z["thresholds"])))
+            return ScreenModel(
+                screen=LinearModel(z["hashed"].astype(np.float64), z["numeric"].astype(np.float64), float(z["bias"])),
+                control=LinearModel(z["control_hashed"].astype(np.float64), z["control_numeric"].astype(np.float64),
+                                    float(z["control_bias"])),
+                trained_on=str(z["trained_on"]), **t)
+    except ScreenModelError:
+        raise
+    except (OSError, KeyError, ValueError) as exc:
+        raise ScreenModelError(f"screen_model_file={p}: cannot be read ({exc}); expected a file written by "
+                               "`ttir tune train --real`") from exc

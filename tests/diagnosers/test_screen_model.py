@@ -1,0 +1,166 @@
+"""The learned screen model: its file, its inference without scikit-learn, its regeneration, and
+the safety rules the free tier keeps around it (each on a real ``dev`` dump)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from diagnosers import DiagnosisContext, InterferenceDiagnoser
+from diagnosers.signals.screen_model import (
+    DEFAULT_MODEL,
+    HASH_SIZE,
+    ScreenModelError,
+    load_screen_model,
+    screen_features,
+)
+from experiments.real_screens.corpus import load_corpus
+from experiments.real_screens.evaluate import WaitOnlyAgent, classify
+from ttir import TTIRConfig, guard
+from ttir.config import InterferenceConfig
+
+BY_ID = {s.id: s for s in load_corpus("dev")}
+
+
+def dev(screen_id: str):
+    return BY_ID[screen_id]  # KeyError: not a dev screen (tests tune nothing on test)
+
+
+def finding(s, screen_model=True):
+    d = InterferenceDiagnoser(InterferenceConfig(screen_model=screen_model))
+    return d.diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+
+
+def first_step(s, screen_model=True):
+    agent = guard(WaitOnlyAgent(), TTIRConfig().override({"interference.screen_model": screen_model}))
+    agent.reset(s.label.goal)
+    obs = s.observation()
+    step = agent.step(obs)
+    return obs, step, agent.report.usage[-1].source
+
+
+def test_the_shipped_model_is_small_and_names_its_training_data():
+    assert DEFAULT_MODEL.stat().st_size <= 2 * 1024 * 1024
+    m = load_screen_model()
+    assert m.screen.hashed.shape == (HASH_SIZE,) and 0 < m.uncertain <= m.threshold < 1
+    assert "dev screens" in m.trained_on and "repositories" in m.trained_on
+    report = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text(encoding="utf-8"))
+    assert report["split"] == "dev" and report["threshold"] == pytest.approx(m.threshold)
+
+
+def test_inference_imports_no_scikit_learn():
+    code = ("import sys; from experiments.real_screens.corpus import load_corpus; "
+            "from diagnosers import DiagnosisContext, InterferenceDiagnoser; "
+            "s = next(x for x in load_corpus('dev') if x.label.category == 'interference' and not x.label.malformed); "
+            "f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), "
+            "history=[])); assert 'screen_model' in f.details or f.details.get('kind'), f.details; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sklearn', 'scipy')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_model_file_that_cannot_be_read_is_a_clear_error(tmp_path):
+    bad = tmp_path / "model.npz"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ScreenModelError, match="screen_model_file=.*ttir tune train --real"):
+        InterferenceDiagnoser(InterferenceConfig(screen_model_file=str(bad)))
+    np.savez(bad, version=np.array(99), numeric_names=np.array(["x"]), hashed=np.zeros(3))
+    load_screen_model.cache_clear()
+    with pytest.raises(ScreenModelError, match="feature version 99"):
+        load_screen_model(str(bad))
+
+
+def test_the_features_are_bounded_on_a_hostile_dump():
+    from ttir.types import Observation, UIElement
+
+    huge = [UIElement(text="A" * 100_000 + str(i), bounds=(0, i, 10, i + 1), clickable=True, parent=None)
+            for i in range(2_000)]
+    f = screen_features(Observation(elements=huge, screen_size=(1080, 2400)), "goal " * 10_000)
+    assert len(f.indices) < 50_000 and np.isfinite(f.values).all() and np.isfinite(f.numeric).all()
+
+
+def test_the_shipped_model_is_what_the_train_command_writes(tmp_path):
+    pytest.importorskip("sklearn")
+    from experiments.real_screens.train import train
+
+    out = tmp_path / "model.npz"
+    train(out, seed=0)
+    mine, shipped = load_screen_model(str(out)), load_screen_model()
+    for name in ("threshold", "uncertain", "control_threshold", "control_veto"):
+        assert getattr(mine, name) == pytest.approx(getattr(shipped, name)), name
+    screens = [s for s in load_corpus("all") if not s.label.malformed][::7]
+    for s in screens:
+        obs = s.observation()
+        if not obs.elements:
+            continue
+        f = screen_features(obs, s.label.goal, {"verdict": "false", "details": {}})
+        assert mine.probability(f) == pytest.approx(shipped.probability(f), abs=1e-5), s.id
+
+
+# -- the safety rules the free tier keeps around the model -----------------------------------
+
+
+def test_system_dialogs_stay_the_rules_verdict():
+    s = dev("0381990abcc5")  # "System UI isn't responding": the rules' ANR, waited on, never closed
+    f = finding(s)
+    assert f.problem and f.details["kind"] == "anr" and "screen_model" not in f.details
+    obs, step, source = first_step(s)
+    assert source == "recovery" and classify(s, obs, step, source) == "dismiss"
+
+
+def test_a_lock_screen_is_reported_never_dismissed():
+    s = dev("4a00f8f19425")
+    f = finding(s)
+    assert f.problem and f.details["kind"] == "lock_screen" and f.details["dismiss_hint"] == "report"
+    _, _, source = first_step(s)
+    assert source == "agent"
+
+
+@pytest.mark.parametrize("screen_id", ["37b8f56d52de", "0eb2cb511c89"])
+def test_a_dialog_the_goal_needs_is_never_dismissed(screen_id):
+    s = dev(screen_id)  # "make and manage phone calls" for a call-screening goal; a ringtone picker for a sound goal
+    assert finding(s).verdict != "true"
+    _, _, source = first_step(s)
+    assert source == "agent"
+
+
+def test_a_licence_gate_whose_decline_quits_is_reported_as_blocking():
+    s = dev("164a462016b4")  # WPS Office "Privacy & License Reminder": AGREE / EXIT
+    f = finding(s)
+    assert f.problem and f.details["dismiss_hint"] == "report"
+    _, _, source = first_step(s)
+    assert source == "agent"  # neither EXIT (quits the app) nor AGREE (the user's call)
+
+
+def test_the_control_model_never_makes_an_engage_control_a_tap():
+    """Over every dev pop-up the free tier finds, the guard's first tap is never on a control the
+    label calls engage or destructive, learned roles included."""
+    bad = []
+    for s in BY_ID.values():
+        if s.label.category != "interference" or s.label.malformed or not (s.label.engage or s.label.destructive):
+            continue
+        obs, step, source = first_step(s)
+        if classify(s, obs, step, source) in ("engage", "destructive") and s.label.kind not in ("anr", "crash"):
+            bad.append(s.id)
+    assert bad == []
+
+
+def test_a_control_of_no_known_role_is_tapped_only_when_the_model_learnt_it_dismisses():
+    s = dev("e9de468fedf7")  # a carousel page whose only way on is Next (the label: Next dismisses)
+    alone = finding(s, screen_model=False)
+    assert all(not b.get("learned") for b in alone.details["buttons"])
+    f = finding(s)
+    learned = [b for b in f.details["buttons"] if b.get("learned")]
+    model = load_screen_model()
+    assert all(b["dismiss_p"] >= model.control_threshold and b["role"] == "dismiss" for b in learned)
+
+
+def test_the_screen_model_can_be_switched_off():
+    s = dev("0b624be763c2")  # Twitter's identity check in a WebView: no overlay structure the rules read
+    assert finding(s, screen_model=False).verdict == "false"
+    f = finding(s)
+    assert "screen_model" in f.details and f.evidence[-1].startswith("screen model: p=")
