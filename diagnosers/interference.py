@@ -44,6 +44,7 @@ from diagnosers.signals.overlays import (
     bare_page,
     button_roles,
     make_candidate,
+    names_sign_in,
     overlay_candidates,
     progress_nodes,
     score_text,
@@ -500,12 +501,15 @@ class InterferenceDiagnoser(Diagnoser):
         """The control model's word on each button (in place): ``dismiss_p``; a control of no
         known role that it finds likely enough to close the overlay is a (learned) dismiss; one
         the vocabulary calls dismiss but it finds unlikely is not tapped as one. Engage and
-        destructive controls stay what the vocabulary says: the model never makes them taps."""
+        destructive controls stay what the vocabulary says, and a sign-in control is never
+        learnt as a dismiss: the model never makes them taps."""
         model = self.screen_model
         overlay = {"kind": c.kind, "bounds": list(c.bounds)}
         for b, p in zip(buttons, model.control_probabilities(overlay, buttons)):
             b["dismiss_p"] = round(p, 4)
-            if b["role"] in ("neutral", "acknowledge") and p >= model.control_threshold:
+            # signing in is the user's call, whatever the model learnt of a wall's one way on
+            if b["role"] in ("neutral", "acknowledge") and p >= model.control_threshold \
+                    and not names_sign_in(b.get("label") or ""):
                 b["role"], b["learned"] = "dismiss", True
             elif b["role"] == "dismiss" and p < model.control_veto:
                 b["role"], b["learned"] = "neutral", True

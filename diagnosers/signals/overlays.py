@@ -696,6 +696,18 @@ def _is_list(e: UIElement) -> bool:
     return "recyclerview" in cls or "listview" in cls or "gridview" in cls
 
 
+def names_sign_in(label: str) -> bool:
+    """Whether a control's label signs in or up ("Sign in", "Log in with Facebook").
+
+    Args:
+        label: the control's label.
+
+    Returns:
+        True when the gate vocabulary (``data/gates.yaml``: ``sign_in``) names it a way to sign in.
+    """
+    return _names_sign_in(label, gates().sign_in)
+
+
 def _names_sign_in(label: str, sign_in: frozenset[str], wide: bool = True) -> bool:
     """A control that signs in or up: its label is a sign-in phrase ("Log in", whatever its
     size), or a wide button's label starts or ends with one at a word boundary ("Log in with

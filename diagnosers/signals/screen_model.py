@@ -27,8 +27,9 @@ Features (each group hashed into its own part of one space by a salt):
 - numeric: counts and shares of the screen's structure, and how much of the goal the
   candidate's text repeats (a dialog that speaks of the goal is more often the task's own).
 
-Screen text is hostile: every string is cut to ``MAX_TEXT`` characters and at most
-``MAX_STRINGS`` strings per group are read, so a huge dump costs bounded time.
+Screen text is hostile: every string is cut to ``MAX_TEXT`` characters for its n-grams (and to
+``MAX_WORDS_TEXT`` for the goal overlap) and at most ``MAX_STRINGS`` strings per group are read, so
+a huge dump costs bounded time.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ HASH_BITS = 18
 HASH_SIZE = 1 << HASH_BITS
 MAX_TEXT = 120  # characters of one string read
 MAX_STRINGS = 120  # strings of one group read
+MAX_WORDS_TEXT = 10_000  # characters of one string (and of the goal) whose words are compared; the dump parser's clip
 NGRAMS = (3, 4)
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "data" / "screen_model.npz"
 
@@ -171,9 +173,9 @@ def screen_features(obs: Observation, goal: str, rule: Optional[dict[str, Any]] 
         top_area = max(0.0, (x2 - x1) * (y2 - y1)) / area
         centred = float(abs((x1 + x2) / 2 - w / 2) < 0.1 * w and abs((y1 + y2) / 2 - h / 2) < 0.25 * h
                         and top_area < 0.8)
-    goal_words = content_words(goal or "")
-    top_words = content_words(" ".join(top_texts[:MAX_STRINGS]))
-    all_words = content_words(" ".join(texts[:MAX_STRINGS]))
+    goal_words = content_words((goal or "")[:MAX_WORDS_TEXT])
+    top_words = content_words(" ".join(t[:MAX_WORDS_TEXT] for t in top_texts[:MAX_STRINGS]))
+    all_words = content_words(" ".join(t[:MAX_WORDS_TEXT] for t in texts[:MAX_STRINGS]))
     numeric = np.array([
         min(len(roots), 6) / 6, min(len(packages), 4) / 4, math.log1p(len(els)) / 8,
         math.log1p(len(clicks)) / 6, math.log1p(len(texts)) / 6,

@@ -14,7 +14,9 @@ _HYPHENS = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"),
 _QUOTES = dict.fromkeys(map(ord, "\u2018\u2019\u201b\u2032"), "'")
 _DQUOTES = dict.fromkeys(map(ord, "\u201c\u201d\u201e\u00ab\u00bb"), '"')
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_COMPOUND = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
+# anchored at a run's start: unanchored, a long run without a hyphen was retried from each of its
+# characters (quadratic: one 10,000-letter string took a second)
+_COMPOUND = re.compile(r"(?<![a-z0-9])[a-z0-9]+(?:-[a-z0-9]+)+")
 # double quotes anywhere; single quotes only around words ("don't tap the user's row" quotes nothing)
 _QUOTED = re.compile(r"\"([^\"]{1,80})\"|(?:^|(?<=[\s(\[]))'([^']{2,80})'(?=$|[\s.,;:!?)\]])")
 _DIGITS = re.compile(r"\d")

@@ -77,8 +77,8 @@ def test_a_model_file_that_cannot_be_read_is_a_clear_error(tmp_path):
 def test_the_features_are_bounded_on_a_hostile_dump():
     from ttir.types import Observation, UIElement
 
-    huge = [UIElement(text="A" * 100_000 + str(i), bounds=(0, i, 10, i + 1), clickable=True, parent=None)
-            for i in range(2_000)]
+    huge = [UIElement(text="A" * 50_000 + str(i), bounds=(0, i, 10, i + 1), clickable=True, parent=None)
+            for i in range(500)]
     f = screen_features(Observation(elements=huge, screen_size=(1080, 2400)), "goal " * 10_000)
     assert len(f.indices) < 50_000 and np.isfinite(f.values).all() and np.isfinite(f.numeric).all()
 
@@ -129,11 +129,33 @@ def test_a_dialog_the_goal_needs_is_never_dismissed(screen_id):
 
 
 def test_a_licence_gate_whose_decline_quits_is_reported_as_blocking():
-    s = dev("164a462016b4")  # WPS Office "Privacy & License Reminder": AGREE / EXIT
-    f = finding(s)
+    """No ``dev`` dump holds a licence gate with a decline, so the real WPS Office "Privacy &
+    License Reminder" (AGREE only) gets one more control beside AGREE: EXIT. Declining quits the
+    app and agreeing is the user's call, so the gate is reported, neither tapped nor backed out of."""
+    s = dev("164a462016b4")
+    obs = s.observation()
+    agree = next(i for i, e in enumerate(obs.elements) if e.text == "AGREE")
+    x1, y1, x2, y2 = obs.elements[agree].bounds
+    exit_ = obs.elements[agree].model_copy(update={"text": "EXIT", "resource_id": "cn.wps.moffice_eng:id/btnExit",
+                                                    "bounds": (x1, y2 + 10, x2, y2 + 10 + (y2 - y1))})
+    gate = obs.model_copy(update={"elements": [*obs.elements, exit_]})
+    assert finding(s).details["dismiss_hint"] != "report"  # AGREE alone: no decline that quits
+    d = InterferenceDiagnoser(InterferenceConfig())
+    f = d.diagnose(DiagnosisContext(goal=s.label.goal, observation=gate, history=[]))
     assert f.problem and f.details["dismiss_hint"] == "report"
-    _, _, source = first_step(s)
-    assert source == "agent"  # neither EXIT (quits the app) nor AGREE (the user's call)
+    agent = guard(WaitOnlyAgent(), TTIRConfig())
+    agent.reset(s.label.goal)
+    agent.step(gate)
+    assert agent.report.usage[-1].source == "agent"  # neither EXIT (quits the app) nor AGREE (the user's call)
+
+
+def test_a_sign_in_control_is_never_learnt_as_a_dismiss():
+    s = dev("f8de141b6ecf")  # "Welcome to Sikshalaya … Sign In": the wall's one way on, labelled engage
+    f = finding(s)
+    sign_in = next(b for b in f.details["buttons"] if b["label"] == "Sign In")
+    assert sign_in["role"] != "dismiss" and not sign_in.get("learned")
+    obs, step, source = first_step(s)
+    assert classify(s, obs, step, source) not in ("engage", "destructive")
 
 
 def test_the_control_model_never_makes_an_engage_control_a_tap():

@@ -705,7 +705,8 @@ def test_a_model_that_calls_a_home_screen_interference_is_not_acted_on(probe_ans
 
     vlm_server.responder = reply
     s = dev("22f36b2d41d7")  # a reminder dialog the task set: the rules are unsure, nothing says it is the task's
-    cfg = TTIRConfig().override({f"{d}.mode": "cascade" for d in DIAGNOSERS})
+    # the rules alone (the screen model says "no" here, so nothing would reach the model to probe)
+    cfg = TTIRConfig().override({**{f"{d}.mode": "cascade" for d in DIAGNOSERS}, "interference.screen_model": False})
     cfg = TTIRConfig.from_dict({**cfg.model_dump(), "vlm": vlm_server.config(max_retries=0).model_dump()})
     agent = guard(WaitOnlyAgent(), cfg, vlm=VLMClient(cfg.vlm))
     agent.reset(s.label.goal)
@@ -733,7 +734,7 @@ def test_an_async_guard_probes_off_the_event_loop_and_bills_it_once(vlm_server):
             return WaitOnlyAgent.step(self, obs)
 
     s = dev("22f36b2d41d7")
-    cfg = TTIRConfig().override({f"{d}.mode": "cascade" for d in DIAGNOSERS})
+    cfg = TTIRConfig().override({**{f"{d}.mode": "cascade" for d in DIAGNOSERS}, "interference.screen_model": False})
     cfg = TTIRConfig.from_dict({**cfg.model_dump(), "vlm": vlm_server.config(max_retries=0).model_dump()})
     agent = guard(AsyncWaitOnly(), cfg, vlm=VLMClient(cfg.vlm))
     agent.reset(s.label.goal)
