@@ -19,7 +19,7 @@ _logger.disable(__name__)  # a library stays quiet until the application (or `tt
 
 def run(spec: Union["ExperimentSpec", str, Path, Mapping[str, Any]], out: Union[str, Path, None] = None, *,
         agents: Optional[Mapping[str, Callable[..., Any]]] = None, workers: Optional[int] = None,
-        executor: str = "local", progress: bool = True, retry_errors: bool = False,
+        executor: str = "local", progress: bool = True, retry_errors: bool = False, force: bool = False,
         **executor_options: Any) -> dict[str, Any]:
     """Run ``spec`` (a spec file, a mapping or an ExperimentSpec) into ``out`` (default ``runs/<name>``).
 
@@ -27,8 +27,9 @@ def run(spec: Union["ExperimentSpec", str, Path, Mapping[str, Any]], out: Union[
     per episode (:class:`experiments.python_agents.EpisodeFacts`) and returning an agent.
     A name the spec lists (``{name: mine, kind: python}``, no factory needed) gets its params
     from the spec; a name it does not list is added as a kind python agent without params —
-    it replaces the default agent when the spec lists none. Resumable like ``ttir run``;
-    returns the run summary.
+    it replaces the default agent when the spec lists none. Resumable like ``ttir run``
+    (one run per folder at a time; a folder holding another spec's episodes is refused
+    unless ``force``); returns the run summary.
     """
     from experiments.python_agents import register_all
     from experiments.runner import run as run_spec
@@ -53,7 +54,7 @@ def run(spec: Union["ExperimentSpec", str, Path, Mapping[str, Any]], out: Union[
             spec = ExperimentSpec.from_dict(data)
     return run_spec(spec, Path(out) if out is not None else Path("runs") / spec.name, workers=workers,
                     executor=executor, progress=progress, retry_errors=retry_errors, factories=agents,
-                    **executor_options)
+                    force=force, **executor_options)
 
 
 def __getattr__(name: str) -> Any:  # the facts a python agent's factory receives, without importing the runner

@@ -39,16 +39,39 @@ def worker_count(requested: int, episodes: int, executor: str = "local") -> tupl
 
 def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None, executor: str = "local",
         progress: bool = True, retry_errors: bool = False, factories: Optional[Mapping[str, Any]] = None,
-        **executor_options: Any) -> dict[str, Any]:
+        force: bool = False, **executor_options: Any) -> dict[str, Any]:
     """Run ``spec`` into ``out``; finished episodes found there are skipped (resume).
-    ``retry_errors``: episodes recorded as errors are run again (their records replaced).
-    ``factories``: {agent name: factory} for the spec's kind python agents, handed over from Python."""
+
+    Args:
+        spec: the experiment spec.
+        out: the run folder (held by this process while it runs: a second run on it is refused).
+        workers: worker processes (default: the spec's).
+        executor: ``local`` or ``ray``.
+        progress: show a progress bar.
+        retry_errors: episodes recorded as errors are run again (their records replaced).
+        factories: {agent name: factory} for the spec's kind python agents, handed over from Python.
+        force: resume a folder whose episodes came from another spec (otherwise refused).
+        executor_options: passed to the executor (``address`` for Ray).
+
+    Returns:
+        The run's summary (also written to ``out/run.json``).
+
+    Raises:
+        RunFolderBusy: another process runs into ``out``.
+        SpecChanged: ``out`` holds episodes of another spec and ``force`` is not set.
+    """
     from experiments.python_agents import register_all
 
     register_all(factories)
     spec.check()  # a bad parameter fails now, not once per episode
     store = RunStore(out)
-    store.write_meta("spec.json", spec.model_dump(mode="json"))
+    with store.exclusive():
+        store.claim_spec(spec.model_dump(mode="json"), force=force)
+        return _run(spec, store, workers, executor, progress, retry_errors, factories, executor_options)
+
+
+def _run(spec: ExperimentSpec, store: RunStore, workers: Optional[int], executor: str, progress: bool,
+         retry_errors: bool, factories: Optional[Mapping[str, Any]], executor_options: dict[str, Any]) -> dict[str, Any]:
     episodes = spec.episodes()
     if retry_errors:
         failed = {r["id"] for r in store.records() if r.get("status") == "error"}

@@ -5,6 +5,12 @@ single write; a line cut short by a crash is ignored on load and trimmed before 
 next append, so re-running the same command resumes and never duplicates.
 Trajectories (and screenshots) live in ``RUN_DIR/episodes/<id>/``, written to a
 temporary folder and renamed into place.
+
+One run at a time: :meth:`RunStore.exclusive` holds ``RUN_DIR/.run.lock`` (an OS lock,
+released when the process ends, however it ends), so a second ``ttir run`` on the same
+folder is refused and names the process that holds it. And one spec per folder:
+:meth:`RunStore.claim_spec` refuses to resume a folder whose episodes came from another
+spec (``--force`` mixes them, keeping the earlier spec as ``spec.N.json``).
 """
 
 from __future__ import annotations
@@ -13,12 +19,25 @@ import json
 import os
 import re
 import shutil
+import socket
+import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from loguru import logger
 
+from ttir.errors import ConfigError, TTIRError
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: runs on one folder are not kept apart
+    fcntl = None  # type: ignore[assignment]
+
 EPISODES = "episodes.jsonl"
+SPEC = "spec.json"
+LOCK = ".run.lock"
+RUN_ONLY_KEYS = ("workers",)  # how fast a run goes, not what it runs: a resume may change them
 EPISODE_ID = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*")  # names one folder under episodes/
 
 
@@ -33,6 +52,35 @@ def record_problem(rec: Any) -> Optional[str]:
         if key in rec and rec[key] is not None and not isinstance(rec[key], kind):
             return f"{key}={str(rec[key])[:80]!r} is not a {kind.__name__}"
     return None
+
+
+class RunFolderBusy(TTIRError):
+    """Another process is running into the same run folder."""
+
+
+class SpecChanged(ConfigError):
+    """A run folder holds episodes of another spec than the one being run into it."""
+
+
+def spec_changes(old: Any, new: dict[str, Any]) -> list[str]:
+    """What differs between two specs (as ``spec.json`` holds them), key by key; ``RUN_ONLY_KEYS`` aside.
+
+    Args:
+        old: the recorded spec (anything: a hand-edited or broken file is "another spec").
+        new: the spec about to run.
+
+    Returns:
+        ``"key: old -> new"`` per changed key, empty when the specs run the same episodes.
+    """
+    if not isinstance(old, dict):
+        return [f"{SPEC}: not a spec ({type(old).__name__})"]
+
+    def short(v: Any) -> str:
+        t = json.dumps(v, default=str)
+        return t if len(t) <= 60 else t[:57] + "..."
+
+    keys = [k for k in dict.fromkeys([*old, *new]) if k not in RUN_ONLY_KEYS]
+    return [f"{k}: {short(old.get(k))} -> {short(new.get(k))}" for k in keys if old.get(k) != new.get(k)]
 
 
 class RunStore:
@@ -129,6 +177,67 @@ class RunStore:
             shutil.rmtree(final)
         os.replace(tmp, final)
         return final
+
+    # -- one run, one spec -------------------------------------------------------------
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the run folder for this process while the block runs.
+
+        Raises:
+            RunFolderBusy: another process holds it (the message names it).
+        """
+        if fcntl is None:
+            yield
+            return
+        fh = (self.root / LOCK).open("a+", encoding="utf-8")
+        try:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                holder = fh.read(300).strip() or "another process"
+                raise RunFolderBusy(f"run folder {self.root} is in use by {holder}: two runs into one folder would "
+                                    "record episodes twice; wait for that run to end, or choose another --out") from None
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"ttir run pid {os.getpid()} on {socket.gethostname()} since "
+                     f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+            fh.flush()
+            yield
+        finally:
+            fh.close()  # releases the lock
+
+    def claim_spec(self, spec: dict[str, Any], *, force: bool = False) -> None:
+        """Record ``spec`` as this folder's spec, refusing to mix episodes of two specs.
+
+        Args:
+            spec: the spec about to run (``ExperimentSpec.model_dump(mode="json")``).
+            force: resume even though the recorded spec differs (the earlier spec is kept
+                as ``spec.N.json``, and a warning says so).
+
+        Raises:
+            SpecChanged: the folder holds episodes and its recorded spec differs.
+        """
+        path = self.root / SPEC
+        if path.exists() and self.path.exists() and self.path.stat().st_size > 0:
+            try:
+                old: Any = json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, RecursionError):
+                old = None
+            changed = spec_changes(old, spec)
+            if changed and not force:
+                raise SpecChanged(
+                    f"run folder {self.root} holds episodes of another spec ({'; '.join(changed[:5])}"
+                    f"{'; …' if len(changed) > 5 else ''}): resuming would mix two specs' episodes in one report. "
+                    "Run into a new --out, or pass --force to resume anyway (the earlier spec is kept beside it)")
+            if changed:
+                n = 1
+                while (self.root / f"spec.{n}.json").exists():
+                    n += 1
+                os.replace(path, self.root / f"spec.{n}.json")
+                logger.warning("{}: resuming with a changed spec ({}); the earlier one is kept as spec.{}.json",
+                               self.root, "; ".join(changed[:5]), n)
+        self.write_meta(SPEC, spec)
 
     def write_meta(self, name: str, data: Any) -> None:
         (self.root / name).write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")

@@ -30,6 +30,15 @@ class ImportTargetError(ConfigError):
     """A ``package.module:attribute`` string that cannot be imported, or names the wrong kind of thing."""
 
 
+class GuardUsageError(TTIRError, RuntimeError):
+    """The guard was called the wrong way (a step before ``reset``, one guard stepped from two
+    threads at once): the caller's bug, raised like the agent's own exceptions, never failed open."""
+
+
+class ObservationTypeError(GuardUsageError, TypeError):
+    """``step`` was given something that is not a :class:`ttir.types.Observation`."""
+
+
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """``"; did you mean 'x'?"`` for the closest known name, or ``""``."""
     close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=0.6)

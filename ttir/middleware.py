@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from loguru import logger
 from ttir.breaker import ModelBreaker
 from ttir.checks import Check, configured_checks, default_checks, mode_of
 from ttir.config import TTIRConfig
-from ttir.errors import ConfigError, unknown_name
+from ttir.errors import ConfigError, GuardUsageError, ObservationTypeError, unknown_name
 from ttir.deadline import model_deadline, paused_deadline
 from ttir.report import GuardReport, SessionRecord, StepUsage
 from ttir.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
@@ -97,6 +98,7 @@ class _Core:
         # across steps and episodes: a dead endpoint stays dead when the goal changes
         self.breaker = ModelBreaker(config.vlm.breaker_failures, config.vlm.breaker_rest_steps)
         self.model_ok = vlm is not None
+        self.busy = threading.Lock()
         self.reset("")
 
     def check(self, name: str) -> Check:
@@ -406,11 +408,29 @@ class _Core:
         out, self.new_events = self.new_events, []
         return out
 
+    started = False  # reset(goal) was called: a step before it has no goal to check against
+
+    def check_call(self, obs: Any) -> None:
+        """The caller's mistakes, raised before the guard does anything: they are bugs to fix,
+        not faults to fail open on (a wrong integration must not look like a working guard)."""
+        if not isinstance(obs, Observation):
+            raise ObservationTypeError(
+                f"step(obs={type(obs).__name__}): expected a ttir.Observation, got {type(obs).__name__} "
+                f"({str(obs)[:60]!r}); build one with Observation.from_xml(xml, screenshot=image) or "
+                "Observation.from_screenshot(image)")
+        if not self.started:
+            raise GuardUsageError("step() before reset(goal): the guard checks every step against the task's goal; "
+                                  "call agent.reset(goal) at the start of each episode")
+
     def finish(self) -> None:
         if self.session is not None:
             self.session.record.outcome = "episode_end"
             self.session.record.closed_at = self.t
             self.session = None
+
+
+_CONCURRENT = ("one guard stepped from two threads (or tasks) at once: its history and step numbers would mix; "
+               "give each episode its own guard, e.g. ttir.guard(make_agent()) per thread")
 
 
 class GuardedAgent:
@@ -427,12 +447,22 @@ class GuardedAgent:
         return f"guard({getattr(self.inner, 'name', type(self.inner).__name__)})"
 
     def reset(self, goal: str) -> None:
+        if not isinstance(goal, str):
+            raise ConfigError(f"reset(goal={goal!r:.80}): expected the task's goal as a str, got "
+                              f"{type(goal).__name__}; e.g. agent.reset(\"Turn on Wi-Fi\")")
         self._core.finish()
         self.inner.reset(goal)
         self._core.reset(goal)
+        self._core.started = True
 
     def step(self, obs: Observation) -> AgentStep:
-        return run_sync(self._core.step(obs), "the guard's sync path (use an async agent for async components)")
+        self._core.check_call(obs)
+        if not self._core.busy.acquire(blocking=False):
+            raise GuardUsageError(_CONCURRENT)
+        try:
+            return run_sync(self._core.step(obs), "the guard's sync path (use an async agent for async components)")
+        finally:
+            self._core.busy.release()
 
     @property
     def report(self) -> GuardReport:
@@ -469,7 +499,13 @@ class AsyncGuardedAgent(GuardedAgent):
         self._core = _Core(self.inner, self.config, vlm, is_async=True, checks=checks)
 
     async def step(self, obs: Observation) -> AgentStep:  # type: ignore[override]
-        return await self._core.step(obs)
+        self._core.check_call(obs)
+        if not self._core.busy.acquire(blocking=False):  # two tasks (or threads) stepping one guard at once
+            raise GuardUsageError(_CONCURRENT)
+        try:
+            return await self._core.step(obs)
+        finally:
+            self._core.busy.release()
 
 
 def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Any = None,

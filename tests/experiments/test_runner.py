@@ -15,7 +15,7 @@ import pytest
 
 from experiments.runner import run
 from experiments.spec import AgentSpec, ExperimentSpec
-from experiments.store import RunStore
+from experiments.store import RunStore, SpecChanged
 
 SPEC_YAML = """\
 name: killme
@@ -181,3 +181,77 @@ def test_retry_errors_reruns_only_the_episodes_that_raised_and_replaces_their_re
     recs = RunStore(tmp_path).records()
     assert sorted(r["perturbation"] for r in recs) == ["clean", "popup_permission"]  # one record each
     assert all(r["status"] == "ok" for r in recs)
+
+
+# ------------------------------------------------------------------------------ one run, one spec per folder
+
+TINY_YAML = """\
+name: tiny
+tasks: [SystemWifiTurnOn]
+perturbations: [clean]
+agents:
+  - {name: replay, kind: replay}
+guard: ["off"]
+budget_multiplier: 4
+workers: 1
+screenshots: none
+"""
+
+
+def test_two_runs_on_one_folder_record_no_episode_twice(tmp_path):
+    spec_path = _write(tmp_path, SPEC_YAML)
+    expected = {e.id for e in ExperimentSpec.from_yaml(spec_path).episodes()}
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-c", "import sys; from ttir.cli import main; sys.exit(main())", "run", str(spec_path),
+           "--out", str(out), "--no-progress"]
+    first = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while "pid" not in ((out / ".run.lock").read_text(encoding="utf-8") if (out / ".run.lock").exists() else ""):
+            assert first.poll() is None and time.monotonic() < deadline, "the first run never took the folder"
+            time.sleep(0.02)
+        second = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert first.poll() is None, "the first run ended before the second started: nothing was tested"
+    finally:
+        first.wait(timeout=600)
+    assert second.returncode == 2
+    assert f"in use by ttir run pid {first.pid}" in second.stderr and "--out" in second.stderr
+    assert "Traceback" not in second.stderr
+    ids = [r["id"] for r in RunStore(out).records()]
+    assert sorted(ids) == sorted(expected)  # every episode once: the second run recorded none
+
+
+def test_a_changed_spec_is_refused_and_force_keeps_the_earlier_one(tmp_path):
+    out = tmp_path / "run"
+    spec = ExperimentSpec.from_yaml(_write(tmp_path, TINY_YAML))
+    assert run(spec, out, progress=False)["ran"] == 1
+    recorded = (out / "spec.json").read_text(encoding="utf-8")
+
+    faster = ExperimentSpec.from_yaml(_write(tmp_path, TINY_YAML.replace("workers: 1", "workers: 2"), "b.yaml"))
+    assert run(faster, out, progress=False)["skipped"] == 1  # how fast is not what: resumed
+
+    changed = ExperimentSpec.from_yaml(_write(tmp_path, TINY_YAML.replace("budget_multiplier: 4", "budget_multiplier: 8"),
+                                              "c.yaml"))
+    with pytest.raises(SpecChanged, match=r"budget_multiplier: 4\.0 -> 8\.0.*new --out.*--force"):
+        run(changed, out, progress=False)
+    assert json.loads((out / "spec.json").read_text(encoding="utf-8"))["budget_multiplier"] == 4.0  # not overwritten
+
+    done = subprocess.run([sys.executable, "-c", "import sys; from ttir.cli import main; sys.exit(main())", "run",
+                           str(tmp_path / "c.yaml"), "--out", str(out), "--no-progress"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 2 and "budget_multiplier" in done.stderr and "Traceback" not in done.stderr
+
+    assert run(changed, out, progress=False, force=True)["skipped"] == 1
+    assert json.loads((out / "spec.1.json").read_text(encoding="utf-8"))["budget_multiplier"] == 4.0
+    assert json.loads((out / "spec.json").read_text(encoding="utf-8"))["budget_multiplier"] == 8.0
+    assert recorded != (out / "spec.json").read_text(encoding="utf-8")
+
+
+def test_an_out_folder_that_cannot_be_made_is_one_line_naming_it(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", "import sys; from ttir.cli import main; sys.exit(main())", "run",
+                           str(_write(tmp_path, TINY_YAML)), "--out", str(blocker / "run"), "--no-progress"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "Not a directory" in done.stderr and str(blocker) in done.stderr

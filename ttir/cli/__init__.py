@@ -9,6 +9,8 @@ import importlib
 import sys
 from typing import Any, Optional, Sequence
 
+from ttir.errors import TTIRError
+
 
 # module name -> one-line help, in the order `ttir --help` shows them
 COMMANDS: dict[str, str] = {
@@ -83,9 +85,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (KeyError, ValueError, FileNotFoundError) as exc:
+    except (TTIRError, KeyError, ValueError, FileNotFoundError) as exc:
         print(f"ttir {args.command}: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a full disk, a read-only folder: one line naming the path and the cause
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"ttir {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,9 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Run every combination of an experiment spec (tasks x perturbations x agents x guard modes x "
         "seeds x repeats) on simulated phones in worker processes. One JSON line per finished episode goes to "
         "RUN_DIR/episodes.jsonl, with trajectories (and screenshots) under RUN_DIR/episodes/. Running the same "
-        "command again resumes: finished episodes are skipped, none is duplicated. Then: ttir report RUN_DIR.",
+        "command again resumes: finished episodes are skipped, none is duplicated. One run at a time per RUN_DIR (a "
+        "second is refused, naming the first), and one spec: resuming with a changed spec is refused unless --force. "
+        "Then: ttir report RUN_DIR.",
     )
     p.add_argument("spec", type=Path, help="experiment spec (YAML), e.g. experiments/specs/androidreality.yaml")
     p.add_argument("--out", type=Path, default=None, help="run directory (default runs/<spec name>)")
@@ -25,6 +27,9 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--report", action="store_true", help="write the report when the run finishes")
     p.add_argument("--retry-errors", action="store_true",
                    help="also run again the episodes recorded as errors (an episode that raised; their records are replaced)")
+    p.add_argument("--force", action="store_true",
+                   help="resume RUN_DIR even though its episodes came from another spec (their records are mixed; "
+                   "the earlier spec is kept as RUN_DIR/spec.N.json)")
     p.set_defaults(func=run)
 
 
@@ -36,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path("runs") / spec.name
     options = {"address": args.address} if args.executor == "ray" else {}
     summary = run_spec(spec, out, workers=args.workers, executor=args.executor, progress=not args.no_progress,
-                       retry_errors=args.retry_errors, **options)
+                       retry_errors=args.retry_errors, force=args.force, **options)
     print(f"{summary['ran']} episodes run, {summary['skipped']} already done, "
           f"{summary['errors_this_run']} errors, {summary['elapsed_s']} s -> {Path(out).resolve()}")
     if args.report:

@@ -1,0 +1,104 @@
+"""Issue 31, item 7: a caller's mistake with the guard raises a clear error (it is a bug to
+fix, like the agent's own exceptions), where it used to be failed open and buried in
+``report.errors`` so that a wrong integration looked like a working guard."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+import ttir
+from benchmark import SimDevice, make_task
+from ttir import Action, AgentStep
+from ttir.errors import GuardUsageError, ObservationTypeError
+
+pytestmark = pytest.mark.reliability
+
+
+def _obs() -> Any:
+    return SimDevice().reset(make_task("SystemWifiTurnOn"))
+
+
+class Waits:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def reset(self, goal: str) -> None:
+        pass
+
+    def step(self, obs: Any) -> AgentStep:
+        self.calls += 1
+        return AgentStep(action=Action(action_type="wait"))
+
+
+@pytest.mark.parametrize("bad", ["<hierarchy/>", b"\x89PNG", {"xml": "s0.xml"}, None])
+def test_a_step_with_no_observation_raises_and_names_what_was_expected(bad):
+    agent = Waits()
+    g = ttir.guard(agent)
+    g.reset("Turn on Wi-Fi")
+    with pytest.raises(ObservationTypeError, match=r"expected a ttir\.Observation, got .*Observation\.from_xml"):
+        g.step(bad)
+    assert agent.calls == 0 and g.report.errors == []  # nothing ran, nothing buried
+
+
+def test_a_step_before_reset_raises():
+    g = ttir.guard(Waits())
+    with pytest.raises(GuardUsageError, match=r"before reset\(goal\)"):
+        g.step(_obs())
+    g.reset("Turn on Wi-Fi")
+    assert g.step(_obs()).action.action_type == "wait"
+
+
+def test_a_goal_that_is_not_text_raises():
+    with pytest.raises(ValueError, match=r"reset\(goal=.*expected the task's goal as a str"):
+        ttir.guard(Waits()).reset(["Turn on Wi-Fi"])  # type: ignore[arg-type]
+
+
+def test_one_guard_stepped_from_two_threads_at_once_raises_instead_of_mixing_steps():
+    inside, release = threading.Event(), threading.Event()
+
+    class Slow(Waits):
+        def step(self, obs: Any) -> AgentStep:
+            inside.set()
+            release.wait(30)
+            return super().step(obs)
+
+    g = ttir.guard(Slow())
+    g.reset("Turn on Wi-Fi")
+    obs = _obs()
+    first = threading.Thread(target=g.step, args=(obs,))
+    first.start()
+    try:
+        assert inside.wait(30)
+        with pytest.raises(GuardUsageError, match="two threads"):
+            g.step(obs)
+    finally:
+        release.set()
+        first.join(30)
+    assert [u.step for u in g.report.usage] == [0]  # one step recorded, numbered once
+    assert g.step(obs).action.action_type == "wait"  # and the guard goes on afterwards
+    assert [u.step for u in g.report.usage] == [0, 1]
+
+
+def test_one_async_guard_stepped_by_two_tasks_at_once_raises():
+    class SlowAsync:
+        def reset(self, goal: str) -> None:
+            pass
+
+        async def step(self, obs: Any) -> AgentStep:
+            await asyncio.sleep(0.2)
+            return AgentStep(action=Action(action_type="wait"))
+
+    g = ttir.guard(SlowAsync())
+    g.reset("Turn on Wi-Fi")
+    obs = _obs()
+
+    async def both() -> list[Any]:
+        return await asyncio.gather(g.step(obs), g.step(obs), return_exceptions=True)
+
+    results = asyncio.run(both())
+    assert sum(isinstance(r, GuardUsageError) for r in results) == 1
+    assert sum(isinstance(r, AgentStep) for r in results) == 1
