@@ -304,7 +304,10 @@ class VLMClient:
     @property
     def sync_client(self) -> "openai.OpenAI":
         if self._sync is None:
-            self._sync = _openai().OpenAI(**self._client_kwargs())
+            from ttir.http_deadline import sync_http_client  # httpx comes with openai: loaded with it
+
+            oa = _openai()  # the whole exchange bounded by the call's timeout, not each byte's wait
+            self._sync = oa.OpenAI(**self._client_kwargs(), http_client=sync_http_client(oa, self.config.timeout_s))
         return self._sync
 
     def _async_client(self) -> "openai.AsyncOpenAI":
@@ -312,7 +315,10 @@ class VLMClient:
         # asyncio.run() gets a fresh client.
         loop = asyncio.get_running_loop()
         if self._async is None or self._async_loop is not loop:
-            self._async = _openai().AsyncOpenAI(**self._client_kwargs())
+            from ttir.http_deadline import async_http_client
+
+            oa = _openai()
+            self._async = oa.AsyncOpenAI(**self._client_kwargs(), http_client=async_http_client(oa, self.config.timeout_s))
             self._async_loop = loop
         return self._async
 

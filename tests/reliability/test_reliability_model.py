@@ -9,6 +9,7 @@ the model tier rests while the rules tier decides."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -246,3 +247,32 @@ def test_the_rules_still_decide_when_the_model_is_dead(vlm_server):
     report = agent.report
     assert report.model_errors >= 1 and report.sessions[0].diagnoser == "interference"
     assert "overlay_engaged" not in [e["event"] for e in env.event_log()]
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_trickling_endpoint_cannot_hold_a_step_past_its_deadline(vlm_server, kind):
+    """Issue 31, item 1: 200 at once, then the body a byte every 0.25 s (some 80 s in all). The
+    read timeout restarts with every byte, so it alone held a step for the whole drip; the
+    deadline now bounds the whole exchange."""
+    vlm_server.responder = lambda request: Reply.trickle(0.25, Reply.json(GOOD))
+    task, obs = _first_obs()
+    inner = ReferenceAgent(task.reference_solution())
+    if kind == "async":
+        class AsyncReference:
+            def reset(self, goal: str) -> None:
+                inner.reset(goal)
+
+            async def step(self, o: Any) -> AgentStep:
+                return inner.step(o)
+
+        agent = _guarded(vlm_server, AsyncReference(), timeout_s=3.0, max_retries=3, step_deadline_s=2.0)
+    else:
+        agent = _guarded(vlm_server, inner, timeout_s=3.0, max_retries=3, step_deadline_s=2.0)
+    agent.reset(task.goal)
+    started = time.monotonic()
+    step = agent.step(obs) if kind == "sync" else asyncio.run(agent.step(obs))
+    elapsed = time.monotonic() - started
+    assert elapsed < 2.0 + 1.0, f"the step took {elapsed:.1f}s against a 2s deadline"
+    assert step.action is not None
+    usage = agent.report.usage[0]
+    assert usage.model_errors >= 1 and usage.model_calls >= 1  # the cut call is counted, not lost

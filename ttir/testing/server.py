@@ -46,6 +46,7 @@ class Reply:
     content_type: str = "application/json"
     hold_until: int = 0  # first wait until this many chat requests have arrived (concurrency tests) …
     hold_timeout_s: float = 5.0  # … but no longer than this
+    trickle_s: float = 0.0  # > 0: the headers at once, then the body one byte every trickle_s (a drip)
 
     # -- builders --------------------------------------------------------------------
     @classmethod
@@ -80,6 +81,12 @@ class Reply:
     def slow(cls, delay_s: float, reply: Optional["Reply"] = None) -> "Reply":
         """``reply`` (default: an empty JSON object) after ``delay_s`` seconds."""
         return dataclasses.replace(reply or cls.json({}), delay_s=delay_s)
+
+    @classmethod
+    def trickle(cls, seconds_per_byte: float, reply: Optional["Reply"] = None) -> "Reply":
+        """``reply`` (default: an empty JSON object) whose body drips one byte every
+        ``seconds_per_byte`` after the headers, as a stalling proxy's keep-alive does."""
+        return dataclasses.replace(reply or cls.json({}), trickle_s=seconds_per_byte)
 
     @classmethod
     def held(cls, n_requests: int, reply: Optional["Reply"] = None, *, timeout_s: float = 5.0) -> "Reply":
@@ -305,7 +312,8 @@ class VLMTestServer:
                     return None
 
             def _send(self, rec: RecordedRequest, status: int, body: bytes,
-                      headers: Iterable[tuple[str, str]] = (), content_type: str = "application/json") -> None:
+                      headers: Iterable[tuple[str, str]] = (), content_type: str = "application/json",
+                      trickle_s: float = 0.0) -> None:
                 # Stamped before writing: the client may act on the reply before this
                 # thread runs again, and tests read the record as soon as the call returns.
                 rec.status = status
@@ -317,7 +325,15 @@ class VLMTestServer:
                     for k, v in headers:
                         self.send_header(k, v)
                     self.end_headers()
-                    self.wfile.write(body)
+                    if trickle_s > 0:
+                        self.wfile.flush()
+                        for i in range(len(body)):
+                            if server._stopping.wait(trickle_s):
+                                return
+                            self.wfile.write(body[i:i + 1])
+                            self.wfile.flush()
+                    else:
+                        self.wfile.write(body)
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
                     rec.client_gone = True
@@ -346,7 +362,8 @@ class VLMTestServer:
                     self._send(rec, reply.status, b"{}" if reply.raw_body is None else reply.raw_body, reply.headers,
                                reply.content_type)
                     return
-                self._send(rec, 200, json.dumps(_completion(rec, reply, server.model)).encode(), reply.headers)
+                self._send(rec, 200, json.dumps(_completion(rec, reply, server.model)).encode(), reply.headers,
+                           trickle_s=reply.trickle_s)
 
             def _not_found(self, rec: RecordedRequest) -> None:
                 body = {"error": {"message": f"ttir test server: no route {self.command} {self.path}", "code": 404}}
