@@ -7,8 +7,12 @@ import re
 import time
 from typing import Any
 
+from benchmark.devices.adbd.bounded import run_bounded
 from benchmark.devices.adbd.files import FileError
 from benchmark.devices.adbd.sh import Call, ExitShell
+
+GREP_TIMEOUT_S = 2.0  # a pattern's matching, in its own process (a phone's grep reads small dumps in milliseconds)
+GREP_MAX_INPUT = 16 << 20  # bytes grep reads in all
 
 
 def _flags(call: Call, allowed: str) -> tuple[set[str], list[str]]:
@@ -137,13 +141,40 @@ def grep(phone: Any, call: Call) -> int:
             if "s" not in flags:
                 call.error(f"grep: {exc}")
     try:
-        rx = [re.compile(re.escape(p) if "F" in flags else (p if "E" in flags else _basic(p)),
-                         re.IGNORECASE if "i" in flags else 0) for p in patterns]
+        sources = [re.escape(p) if "F" in flags else (p if "E" in flags else _basic(p)) for p in patterns]
+        for src in sources:
+            re.compile(src)
     except re.error as exc:
         return call.error(f"grep: bad regex '{patterns[0]}': {exc}", 2)
+    if sum(len(t) for t in texts) > GREP_MAX_INPUT:
+        return call.error(f"grep: input over {GREP_MAX_INPUT // (1 << 20)} MiB", 2)
+    job = ([t.decode("utf-8", "replace") for t in texts], sources, frozenset(flags))
+    if "F" in flags or all(_literal(src) for src in sources):
+        lines, count = _grep_lines(*job)  # no backtracking possible: matched here
+    else:
+        try:  # a regex may backtrack for ever while holding the interpreter: every phone of the server would wait
+            lines, count = run_bounded(_grep_lines, job, GREP_TIMEOUT_S)
+        except TimeoutError:
+            return call.error(f"grep: the pattern took longer than {GREP_TIMEOUT_S:g} s; stopped", 2)
+    for line in lines:
+        call.print(line)
+    if "c" in flags:
+        call.print(str(count))
+    return 0 if count else 1
+
+
+def _literal(source: str) -> bool:
+    """A pattern of plain text, or plain texts joined by ``|``: its matching cannot backtrack."""
+    return not any(c in source for c in ".^$*+?{}[]()") and "\\" not in source
+
+
+def _grep_lines(texts: list[str], sources: list[str], flags: frozenset[str]) -> tuple[list[str], int]:
+    """What grep prints for ``texts`` (without ``-c``'s count line), and how many lines matched."""
+    rx = [re.compile(src, re.IGNORECASE if "i" in flags else 0) for src in sources]
+    out: list[str] = []
     count = 0
     for text in texts:
-        for line in text.decode("utf-8", "replace").splitlines():
+        for line in text.splitlines():
             hits = [m for r in rx for m in ([r.fullmatch(line)] if "x" in flags else r.finditer(line)) if m]
             if "w" in flags:
                 hits = [m for m in hits if _whole_word(line, m)]
@@ -151,16 +182,13 @@ def grep(phone: Any, call: Call) -> int:
                 continue
             count += 1
             if "q" in flags:
-                return 0
+                return [], count
             if "c" not in flags:
                 if "o" in flags and "v" not in flags:
-                    for m in hits:
-                        call.print(m.group(0))
+                    out.extend(m.group(0) for m in hits)
                 else:
-                    call.print(line)
-    if "c" in flags:
-        call.print(str(count))
-    return 0 if count else 1
+                    out.append(line)
+    return out, count
 
 
 def _basic(pattern: str) -> str:
