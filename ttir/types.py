@@ -18,7 +18,7 @@ from xml.sax.saxutils import quoteattr
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ttir.dump import dump_text, infer_screen_size, parse_dump
+from ttir.dump import MAX_SCREEN, dump_text, infer_screen_size, parse_dump
 
 
 
@@ -168,6 +168,52 @@ class UIElement(BaseModel):
 # ----------------------------------------------------------------- observation
 
 
+def as_screenshot(image: Any, field: str = "screenshot") -> Any:
+    """A screenshot as a PIL image: a PIL image is checked, PNG / JPEG bytes are opened.
+
+    Args:
+        image: a PIL image, or the bytes of an encoded image (``adb exec-out screencap -p``).
+        field: the argument's name, for the error.
+
+    Returns:
+        The PIL image.
+
+    Raises:
+        ValueError: not an image, an image that cannot be read, or a side outside 1 to
+            ``MAX_SCREEN`` pixels (the message names the field, the value and what was expected).
+    """
+    if isinstance(image, (bytes, bytearray, memoryview)):
+        import io
+
+        from PIL import Image, UnidentifiedImageError
+
+        try:
+            opened = Image.open(io.BytesIO(bytes(image)))  # lazy: the header only, so the size is checked first
+        except (UnidentifiedImageError, OSError) as exc:
+            raise ValueError(f"{field}: {len(image)} bytes that are no image PIL can read ({exc}); expected a PIL "
+                             "image or PNG / JPEG bytes such as `adb exec-out screencap -p` writes") from None
+        _check_side(opened.size, field)
+        try:
+            opened.load()
+        except (OSError, SyntaxError, ValueError) as exc:
+            raise ValueError(f"{field}: a {opened.format} image that cannot be decoded ({exc})") from None
+        return opened
+    if not (hasattr(image, "size") and hasattr(image, "mode")):
+        raise ValueError(f"{field}: expected a PIL image or PNG / JPEG bytes, got {type(image).__name__}; "
+                         "e.g. PIL.Image.open(path)")
+    _check_side(tuple(image.size), field)
+    return image
+
+
+def _check_side(size: Any, field: str) -> None:
+    try:
+        w, h = (int(v) for v in size)
+    except (TypeError, ValueError):
+        raise ValueError(f"{field}: its size {size!r} is not two numbers") from None
+    if not (1 <= w <= MAX_SCREEN and 1 <= h <= MAX_SCREEN):
+        raise ValueError(f"{field}: {w}x{h} pixels; expected each side from 1 to {MAX_SCREEN} (a phone's screen)")
+
+
 class Observation(BaseModel):
     """What an agent sees at one step.
 
@@ -302,8 +348,7 @@ class Observation(BaseModel):
 
         Raises :class:`ttir.ocr.OCRUnavailable` (a ``RuntimeError``) naming the extra
         when it is not installed."""
-        if not (hasattr(image, "size") and hasattr(image, "mode")):
-            raise ValueError(f"image must be a PIL image, got {type(image).__name__}")
+        image = as_screenshot(image, "image")
         if _SCREENSHOT_READER is None:
             raise RuntimeError("no screenshot reader is installed (import ttir installs the OCR reader of ttir.ocr)")
         elements = _SCREENSHOT_READER(image)
@@ -359,6 +404,7 @@ class Observation(BaseModel):
                 **flags,
             ))
         if screenshot is not None:
+            screenshot = as_screenshot(screenshot, "screenshot")
             size = tuple(screenshot.size)
         else:
             size = parsed.declared_size or infer_screen_size(parsed.nodes)

@@ -102,3 +102,28 @@ def test_one_async_guard_stepped_by_two_tasks_at_once_raises():
     results = asyncio.run(both())
     assert sum(isinstance(r, GuardUsageError) for r in results) == 1
     assert sum(isinstance(r, AgentStep) for r in results) == 1
+
+
+@pytest.mark.parametrize("shot, names", [
+    (b"not a png", ["screenshot", "9 bytes", "PNG / JPEG bytes"]),
+    ("shot.png", ["screenshot", "got str", "PIL.Image.open"]),
+])
+def test_a_screenshot_that_is_no_image_is_a_clear_error(shot, names):
+    obs = _obs()
+    with pytest.raises(ValueError) as err:
+        ttir.Observation.from_xml(obs.to_xml(), screenshot=shot)
+    for n in names:
+        assert n in str(err.value)
+
+
+def test_a_screenshot_larger_than_any_screen_is_refused_and_png_bytes_are_read():
+    import io
+
+    from PIL import Image
+
+    obs = _obs()
+    with pytest.raises(ValueError, match=r"20000x10 pixels; expected each side from 1 to 16384"):
+        ttir.Observation.from_xml(obs.to_xml(), screenshot=Image.new("RGB", (20000, 10)))
+    png = io.BytesIO()
+    obs.screenshot.save(png, "PNG")
+    assert ttir.Observation.from_xml(obs.to_xml(), screenshot=png.getvalue()).screen_size == obs.screen_size
