@@ -55,3 +55,29 @@ def test_serve_a_task_with_perturbations_then_stop(adb_server, tmp_path, capsys)
     final = json.loads(out.read_text(encoding="utf-8"))
     assert final[0]["address"] == serial and final[0]["task"] == "SystemWifiTurnOn"
     assert any(e["event"] == "overlay_shown" for e in final[0]["events"])
+
+
+def test_a_non_loopback_host_is_served_with_a_warning_that_names_the_risk():
+    """Issue 31, item 4: --host 0.0.0.0 opens an unauthenticated shell to the network; it used to say nothing."""
+    import subprocess
+    import sys
+
+    from benchmark.devices.adbd.spawn import READY
+    from ttir.cli.serve_adb import is_loopback
+
+    assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5") and not is_loopback("phone-host")
+    port = free_ports(1)
+    code = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen([sys.executable, "-c", code, "serve-adb", "--port", str(port), "--host", "0.0.0.0"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        printed = []
+        while READY not in printed:
+            line = proc.stdout.readline()
+            assert line, "serve-adb ended before it listened"
+            printed.append(line.strip())
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert "WARNING: --host 0.0.0.0" in err and "no authentication" in err and "shell commands" in err

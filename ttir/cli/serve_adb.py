@@ -65,6 +65,25 @@ def build_device(task: Any, perturbations: list[str], seed: int) -> Any:
     return device
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address) only reaches this machine.
+
+    Args:
+        host: the ``--host`` value.
+
+    Returns:
+        True for ``localhost`` and loopback addresses; False for any other (``0.0.0.0``, a LAN address).
+    """
+    import ipaddress
+
+    if host.strip().lower() in ("localhost", "localhost.localdomain", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name other than localhost: it may resolve to any interface
+
+
 def run(args: argparse.Namespace) -> int:
     if args.verdict is not None:
         return show_verdict(args.verdict, args.host, args.adb_port)
@@ -84,6 +103,11 @@ def run(args: argparse.Namespace) -> int:
         unknown = [p for p in args.perturb if p not in REGISTRY]
         if unknown:
             raise ValueError(f"--perturb: unknown perturbation(s) {', '.join(unknown)}; see `ttir perturbations`")
+    if not is_loopback(args.host):
+        print(f"WARNING: --host {args.host} serves these phones to the network with no authentication: anyone who "
+              "can reach this machine may run shell commands on them (file writes, settings) and start or stop "
+              "their tasks. Use the default --host 127.0.0.1 unless the network is yours alone.", file=sys.stderr)
+        logger.warning("serve-adb: listening on non-loopback address {} without authentication", args.host)
     daemons: list[Any] = []
     try:
         for k in range(args.phones):
