@@ -1,8 +1,9 @@
 """AdbDaemon: a served phone listening for adb on TCP, like ``adbd`` after
 ``adb tcpip``: ``adb connect HOST:PORT`` then lists it as a device.
 
-One thread accepts, one thread per connection serves it (transport.py). A
-connection that fails is dropped; the daemon goes on until :meth:`close`.
+One thread accepts, one thread per connection serves it (transport.py), at most
+``MAX_CONNECTIONS`` at once (more are closed at once, logged). A connection that fails is
+dropped; the daemon goes on until :meth:`close`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any, Optional
 from loguru import logger
 
 from benchmark.devices.adbd.transport import Connection
+
+MAX_CONNECTIONS = 64  # per phone: the adb server needs one, a test suite a few
 
 
 class AdbDaemon:
@@ -54,9 +57,16 @@ class AdbDaemon:
                 conn, addr = self._sock.accept()
             except OSError:
                 return
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self._lock:
-                self._conns.add(conn)
+                full = len(self._conns) >= MAX_CONNECTIONS
+                if not full:
+                    self._conns.add(conn)
+            if full:  # no client may hold a thread per connection without end
+                logger.warning("adbd {}: refusing a connection from {}: {} open already", self.phone.serial,
+                               f"{addr[0]}:{addr[1]}", MAX_CONNECTIONS)
+                conn.close()
+                continue
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             threading.Thread(target=self._serve, args=(conn, f"{addr[0]}:{addr[1]}"), daemon=True,
                              name=f"adbd-{self.port}-{addr[1]}").start()
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 import struct
 from typing import Any, Optional, Protocol
 
-from benchmark.devices.adbd.sync import SyncError, SyncQuit, SyncSession
+from benchmark.devices.adbd.sync import SyncBudget, SyncError, SyncQuit, SyncSession
 
 # shell protocol packet ids (AOSP shell_protocol.h)
 ID_STDIN, ID_STDOUT, ID_STDERR, ID_EXIT, ID_CLOSE_STDIN, ID_WINDOW_SIZE_CHANGE = range(6)
 _PACKET = struct.Struct("<BI")
 MAX_INTERACTIVE_LINE = 64 * 1024
+MAX_V2_PACKET = 1024 * 1024  # a shell protocol v2 packet: adb sends at most its max payload
 
 
 class Stream(Protocol):
@@ -103,6 +104,11 @@ class Interactive(Service):
         self.pending += payload
         while len(self.pending) >= _PACKET.size and not self.done:
             ident, length = _PACKET.unpack_from(self.pending)
+            if length > MAX_V2_PACKET:  # a declared length is not a promise: refused before it is buffered
+                self.pending.clear()
+                self._out(stream, f"shell: a packet of {length} bytes (at most {MAX_V2_PACKET})\n".encode(), 2)
+                self._end(stream, 1)
+                return
             if len(self.pending) < _PACKET.size + length:
                 return
             body = bytes(self.pending[_PACKET.size:_PACKET.size + length])
@@ -149,8 +155,11 @@ class Interactive(Service):
 
 
 class Sync(Service):
-    def __init__(self, phone: Any):
-        self.session = SyncSession(phone.files, phone.lock)
+    def __init__(self, phone: Any, budget: Optional[SyncBudget] = None):
+        self.session = SyncSession(phone.files, phone.lock, budget)
+
+    def closed(self) -> None:
+        self.session.release()
 
     def data(self, stream: Stream, payload: bytes) -> None:
         try:
@@ -160,14 +169,16 @@ class Sync(Service):
             return
         except SyncError as exc:
             stream.write(b"FAIL" + struct.pack("<I", len(str(exc).encode())) + str(exc).encode())
+            self.session.release()
             stream.close()
             return
         if reply:
             stream.write(reply)
 
 
-def open_service(phone: Any, name: str, max_payload: int) -> Optional[Service]:
-    """The service an OPEN names, or None if this phone has no such service."""
+def open_service(phone: Any, name: str, max_payload: int, budget: Optional[SyncBudget] = None) -> Optional[Service]:
+    """The service an OPEN names, or None if this phone has no such service (``budget``: the
+    connection's bytes of pushes in flight, shared by its sync streams)."""
     if name.startswith("exec:"):
         return RawCommand(phone, name[len("exec:"):])
     if name.startswith("shell"):
@@ -184,7 +195,7 @@ def open_service(phone: Any, name: str, max_payload: int) -> Optional[Service]:
             return ShellV2Command(phone, command, max_payload - _PACKET.size)
         return RawCommand(phone, command)
     if name == "sync:":
-        return Sync(phone)
+        return Sync(phone, budget)
     return None
 
 

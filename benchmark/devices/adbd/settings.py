@@ -82,6 +82,11 @@ class PhoneSettings:
             self.device.configure(**{knob: wanted})
 
     # -- what the tools call --------------------------------------------------------------------
+    def count(self, namespace: str) -> int:
+        """How many keys ``namespace`` holds."""
+        self.sync()
+        return len(self.values[namespace])
+
     def get(self, namespace: str, key: str) -> Optional[str]:
         self.sync()
         return self.values[namespace].get(key)

@@ -9,6 +9,7 @@ that breaks the protocol raises :class:`SyncError` (the stream is then closed).
 from __future__ import annotations
 
 import struct
+import threading
 from typing import Any, Optional
 
 from benchmark.devices.adbd.files import MAX_FILE_BYTES, FileError, FileStore
@@ -31,13 +32,43 @@ def _fail(message: str) -> bytes:
     return _REQ.pack(b"FAIL", len(data)) + data
 
 
+class SyncBudget:
+    """Bytes of pushes being received, shared by one connection's sync streams: a client
+    sending many large pushes at once is refused past ``limit`` instead of growing memory."""
+
+    def __init__(self, limit: int):
+        self.limit, self.used = limit, 0
+        self._lock = threading.Lock()
+
+    def take(self, n: int) -> bool:
+        """Reserve ``n`` bytes; False (nothing reserved) when that would pass the limit."""
+        with self._lock:
+            if self.used + n > self.limit:
+                return False
+            self.used += n
+            return True
+
+    def give(self, n: int) -> None:
+        """Release ``n`` bytes reserved earlier."""
+        with self._lock:
+            self.used = max(0, self.used - n)
+
+
 class SyncSession:
-    def __init__(self, files: FileStore, lock: Any):
+    def __init__(self, files: FileStore, lock: Any, budget: Optional[SyncBudget] = None):
         self.files = files
         self.lock = lock
+        self.budget = budget
         self.buffer = bytearray()
         self.receiving: Optional[tuple[str, int]] = None  # (path, mode) of a SEND in progress
         self.incoming = bytearray()
+
+    def release(self) -> None:
+        """The stream ended: what a push in progress had received is dropped and its bytes released."""
+        if self.budget is not None:
+            self.budget.give(len(self.incoming))
+        self.incoming = bytearray()
+        self.receiving = None
 
     def feed(self, data: bytes) -> bytes:
         self.buffer += data
@@ -52,6 +83,9 @@ class SyncSession:
                         raise SyncError(f"SEND of more than {MAX_FILE_BYTES} bytes")
                     if len(self.buffer) < _REQ.size + length:
                         break
+                    if self.budget is not None and not self.budget.take(length):
+                        raise SyncError(f"more than {self.budget.limit} bytes of pushes being received on this "
+                                        "connection at once")
                     self.incoming += self.buffer[_REQ.size:_REQ.size + length]
                     del self.buffer[:_REQ.size + length]
                     continue
@@ -121,6 +155,8 @@ class SyncSession:
         path, mode = self.receiving
         self.receiving = None
         data, self.incoming = bytes(self.incoming), bytearray()
+        if self.budget is not None:
+            self.budget.give(len(data))
         with self.lock:
             try:
                 parent = path.rsplit("/", 1)[0] or "/"

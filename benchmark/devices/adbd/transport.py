@@ -19,9 +19,12 @@ from loguru import logger
 
 from benchmark.devices.adbd import wire
 from benchmark.devices.adbd.services import Service, open_service
+from benchmark.devices.adbd.sync import SyncBudget
 
 MAX_SERVICE_NAME = 64 * 1024
 MAX_STREAMS = 256
+HANDSHAKE_TIMEOUT_S = 10.0  # from accepting a connection to its CNXN
+MAX_SYNC_INFLIGHT = 64 * 1024 * 1024  # bytes of pushes being received on one connection, all its streams together
 
 
 class _Stream:
@@ -70,6 +73,7 @@ class Connection:
         self._next_id = 1
         self._send_lock = threading.Lock()
         self.host_features: list[str] = []
+        self.sync_budget = SyncBudget(MAX_SYNC_INFLIGHT)
 
     # -- sending ------------------------------------------------------------------------------
     def send(self, command: int, arg0: int, arg1: int, payload: bytes = b"") -> None:
@@ -89,8 +93,11 @@ class Connection:
         return bytes(buf)
 
     def serve(self) -> None:
-        """Handle messages until the host hangs up or breaks the protocol."""
+        """Handle messages until the host hangs up or breaks the protocol. A client that does not
+        connect (CNXN) within ``HANDSHAKE_TIMEOUT_S`` is hung up on; a connected one may idle for
+        as long as it likes (the adb server keeps its transport open, silent, for hours)."""
         try:
+            self.sock.settimeout(HANDSHAKE_TIMEOUT_S)
             while True:
                 head = self._read(wire.HEADER_SIZE)
                 if head is None:
@@ -141,6 +148,7 @@ class Connection:
         self.max_payload = max(wire.MAX_PAYLOAD_V1, min(msg.arg1, wire.MAX_PAYLOAD))
         _, self.host_features = wire.parse_host_banner(msg.payload)
         self.online = True
+        self.sock.settimeout(None)
         self.send(wire.A_CNXN, self.version, self.max_payload, self.phone.banner())
         logger.debug("adbd {}: connected to {} (version 0x{:08x}, max payload {})", self.phone.serial, self.peer,
                      self.version, self.max_payload)
@@ -154,7 +162,7 @@ class Connection:
                 raise ValueError("OPEN with remote id 0")
             if len(self.streams) >= MAX_STREAMS:
                 raise ValueError(f"more than {MAX_STREAMS} open streams")
-            service = open_service(self.phone, name, self.max_payload)
+            service = open_service(self.phone, name, self.max_payload, self.sync_budget)
         except Exception as exc:  # noqa: BLE001 - a bad request fails its stream only
             logger.warning("adbd {}: OPEN {!r} refused: {}", self.phone.serial, name[:200], exc)
         if service is None:

@@ -1,0 +1,112 @@
+"""Issue 31, item 3: what one client can make a served phone hold is bounded: connections
+(and how long one may stay silent before its handshake), a shell v2 packet's declared size,
+the bytes of pushes in flight on a connection, and the settings a client puts."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+
+import pytest
+
+from benchmark.devices.adbd import AdbDaemon, ServedPhone, daemon as daemon_module, transport, wire
+from tests.benchmark.test_adbd_wire import Host, still_serving
+
+pytestmark = pytest.mark.reliability
+
+
+@pytest.fixture
+def daemon():
+    d = AdbDaemon(ServedPhone(), port=0).start()
+    yield d
+    d.close()
+
+
+def _closed_by_peer(sock: socket.socket, within_s: float) -> bool:
+    sock.settimeout(within_s)
+    try:
+        return sock.recv(1) == b""
+    except socket.timeout:
+        return False
+    except OSError:
+        return True
+
+
+def test_idle_connections_are_capped_and_timed_out_and_a_good_client_is_served(daemon, monkeypatch):
+    monkeypatch.setattr(daemon_module, "MAX_CONNECTIONS", 8)
+    monkeypatch.setattr(transport, "HANDSHAKE_TIMEOUT_S", 0.5)
+    idle = [socket.create_connection(("127.0.0.1", daemon.port), timeout=5) for _ in range(20)]
+    try:
+        time.sleep(0.2)
+        assert sum(_closed_by_peer(s, 0.05) for s in idle[8:]) == 12  # over the cap: closed at once
+        assert all(_closed_by_peer(s, 5) for s in idle[:8])  # silent past the handshake timeout: closed
+        still_serving(daemon)
+    finally:
+        for s in idle:
+            s.close()
+
+
+def test_a_connected_client_may_stay_silent(daemon, monkeypatch):
+    monkeypatch.setattr(transport, "HANDSHAKE_TIMEOUT_S", 0.3)
+    host = Host(daemon)
+    host.connect()
+    time.sleep(0.8)  # the adb server holds its transport open, silent, for hours
+    assert host.run("shell:echo still here") == b"still here\n"
+
+
+def test_a_shell_v2_packet_declaring_gigabytes_is_refused_not_buffered(daemon):
+    host = Host(daemon)
+    host.connect()
+    host.send(wire.A_OPEN, 5, 0, b"shell,v2,raw:\0")
+    opened = host.recv()
+    assert opened.command == wire.A_OKAY
+    host.send(wire.A_WRTE, 5, opened.arg0, struct.pack("<BI", 0, 0xFFFFFFF0) + b"x" * 1000)
+    out = b""
+    while True:
+        msg = host.recv()
+        if msg.command == wire.A_WRTE:
+            out += msg.payload
+            host.send(wire.A_OKAY, 5, msg.arg0)
+        elif msg.command == wire.A_CLSE:
+            break
+    assert b"a packet of 4294967280 bytes" in out
+    assert host.run("shell:echo ok", local_id=9) == b"ok\n"
+
+
+def test_pushes_in_flight_on_one_connection_share_one_budget(daemon, monkeypatch):
+    monkeypatch.setattr(transport, "MAX_SYNC_INFLIGHT", 100_000)
+    host = Host(daemon)
+    host.connect()
+    replies = {}
+    for local, path in ((21, b"/sdcard/a.bin"), (22, b"/sdcard/b.bin")):
+        host.send(wire.A_OPEN, local, 0, b"sync:\0")
+        opened = host.recv()
+        spec = path + b",0644"
+        chunk = b"y" * 60_000
+        host.send(wire.A_WRTE, local, opened.arg0, b"SEND" + struct.pack("<I", len(spec)) + spec
+                  + b"DATA" + struct.pack("<I", len(chunk)) + chunk)
+        replies[local] = []
+        msg = host.recv()
+        assert msg.command == wire.A_OKAY
+        host.sock.settimeout(0.5)
+        try:
+            while True:
+                msg = host.recv()
+                replies[local].append(msg)
+                if msg.command == wire.A_WRTE:
+                    host.send(wire.A_OKAY, local, msg.arg0)
+        except (socket.timeout, TimeoutError):
+            pass
+        host.sock.settimeout(10)
+    assert not any(m.command == wire.A_WRTE for m in replies[21])  # the first push is under way
+    fail = b"".join(m.payload for m in replies[22] if m.command == wire.A_WRTE)
+    assert fail.startswith(b"FAIL") and b"pushes being received" in fail
+
+
+def test_settings_a_client_puts_are_bounded():
+    phone = ServedPhone()
+    assert phone.run("settings put global ttir_probe small").status == 0
+    big = phone.run("settings put global ttir_big " + "v" * 20_000)
+    assert big.status == 1 and b"a value of at most 16384" in big.merged
+    assert phone.run("settings get global ttir_big").stdout == b"null\n"
