@@ -35,12 +35,15 @@ def _closed_by_peer(sock: socket.socket, within_s: float) -> bool:
 
 def test_idle_connections_are_capped_and_timed_out_and_a_good_client_is_served(daemon, monkeypatch):
     monkeypatch.setattr(daemon_module, "MAX_CONNECTIONS", 8)
-    monkeypatch.setattr(transport, "HANDSHAKE_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(transport, "HANDSHAKE_TIMEOUT_S", 3.0)
     idle = [socket.create_connection(("127.0.0.1", daemon.port), timeout=5) for _ in range(20)]
     try:
-        time.sleep(0.2)
-        assert sum(_closed_by_peer(s, 0.05) for s in idle[8:]) == 12  # over the cap: closed at once
-        assert all(_closed_by_peer(s, 5) for s in idle[:8])  # silent past the handshake timeout: closed
+        deadline = time.monotonic() + 2.0
+        closed: set[int] = set()
+        while time.monotonic() < deadline and len(closed) < 12:
+            closed |= {i for i, s in enumerate(idle) if i not in closed and _closed_by_peer(s, 0.01)}
+        assert len(closed) == 12  # over the cap: closed at once, long before the handshake timeout
+        assert all(_closed_by_peer(s, 10) for i, s in enumerate(idle) if i not in closed)  # silent: timed out
         still_serving(daemon)
     finally:
         for s in idle:
