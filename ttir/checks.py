@@ -114,6 +114,8 @@ class Check:
         """What the agent is told when a session of this check closes."""
         if outcome == "resolved":
             return f"{self.on_recovery}; continue: {goal}"
+        if outcome == "unavailable":
+            return f"{self.name} found a problem and its recovery had nothing to try; continue: {goal}"
         return f"recovery stopped ({outcome}); continue: {goal}"
 
     def attach(self, *, judge: Any = None, recovery_client: Any = None) -> "Check":

@@ -121,6 +121,8 @@ class _Core:
         self.all_events: list[dict[str, Any]] = []
         self.usage: Optional[StepUsage] = None
         self.inner_step: Optional[AgentStep] = None
+        self._told: set[str] = set()  # checks whose "nothing to try" was logged this episode
+        self._warned: set[str] = set()  # kinds of the guard's own faults logged at WARNING this episode
 
     def event(self, kind: str, **data: Any) -> None:
         e = {"step": self.t, "type": kind, **data}
@@ -147,7 +149,14 @@ class _Core:
         except Exception as exc:  # noqa: BLE001 - fail open: the wrapped agent's own step
             if exc is self._agent_error:
                 raise  # the agent's own bug: unchanged, called once, not a guard failure
-            logger.opt(exception=exc).warning("ttir guard failed at step {}; using the agent's own step", self.t)
+            kind = type(exc).__name__
+            if kind not in self._warned:  # once per kind and episode: a fault on every step is one message
+                self._warned.add(kind)
+                logger.opt(exception=exc).warning("ttir guard failed at step {} ({}); using the agent's own step "
+                                                  "(further {} faults this episode: DEBUG; all in report.errors)",
+                                                  self.t, kind, kind)
+            else:
+                logger.debug("ttir guard failed at step {}: {}: {}", self.t, kind, exc)
             self.report.errors.append({"step": self.t, "error": f"{type(exc).__name__}: {exc}",
                                        "traceback": traceback.format_exc(limit=6)})
             self.event("guard_error", error=f"{type(exc).__name__}: {exc}")
@@ -258,6 +267,11 @@ class _Core:
                 name = getattr(d, "name", type(d).__name__)
                 self.report.errors.append({"step": self.t, "diagnoser": name, "error": f"{type(exc).__name__}: {exc}"})
                 self.event("diagnoser_error", diagnoser=name, error=f"{type(exc).__name__}: {exc}")
+                if f"{name}:{type(exc).__name__}" not in self._warned:  # once per kind and episode
+                    self._warned.add(f"{name}:{type(exc).__name__}")
+                    logger.warning("ttir guard: diagnoser {} failed at step {} ({}: {}); its rules decide "
+                                   "(further ones this episode: report.errors only)", name, self.t,
+                                   type(exc).__name__, str(exc)[:200])
                 if self.judge is not None:
                     self._account(self.judge.charge_failure(ctx))
                 f = _rules(d, ctx)  # fall back to the free tier
@@ -310,6 +324,14 @@ class _Core:
         if step is None:
             self.handled[check.name] = Handled(self.t, sig, "unavailable")  # nothing to try: not again on this screen
             self.event("recovery_unavailable", diagnoser=check.name, strategy=strategy.name)
+            self.report.unavailable.append({"step": self.t, "diagnoser": check.name, "strategy": strategy.name,
+                                            "verdict": finding.verdict, "evidence": list(finding.evidence)[:5]})
+            if check.name not in self._told:
+                self._told.add(check.name)
+                logger.info("ttir guard: {} found a problem at step {} ({}) and its recovery {} had nothing to try; "
+                            "the agent's own step goes on (report.unavailable)", check.name, self.t,
+                            "; ".join(finding.evidence[:2])[:200], strategy.name)
+            self.notify(check, strategy.name, "unavailable", [])
             return None
         self.report.sessions.append(rec)
         self.session = session
@@ -372,16 +394,17 @@ class _Core:
         self.handled[s.check.name] = Handled(self.t, sig, outcome)
         self.session = None
         self.event("session_closed", session=s.record.id, outcome=outcome, steps=len(s.taken))
-        self.notify(s, outcome)
+        self.notify(s.check, s.strategy.name, outcome, list(s.record.actions))
 
-    def notify(self, s: _Session, outcome: str) -> None:
+    def notify(self, check: Check, strategy: str, outcome: str, actions: list[dict[str, Any]]) -> None:
+        """Tell the agent's ``on_recovery`` hook how a recovery ended (``unavailable``: it had nothing to try)."""
         hook = getattr(self.inner, "on_recovery", None)
         if not callable(hook):
             return
-        message = s.check.message(outcome, self.goal)
+        message = check.message(outcome, self.goal)
         try:
-            hook({"diagnoser": s.record.diagnoser, "strategy": s.strategy.name, "outcome": outcome,
-                  "actions": list(s.record.actions), "message": message})
+            hook({"diagnoser": check.name, "strategy": strategy, "outcome": outcome,
+                  "actions": actions, "message": message})
         except Exception as exc:  # noqa: BLE001 - an agent's hook must not break the guard
             self.report.errors.append({"step": self.t, "hook": "on_recovery", "error": str(exc)})
 

@@ -53,6 +53,8 @@ class GuardReport(BaseModel):
     usage: list[StepUsage] = Field(default_factory=list)
     errors: list[dict[str, Any]] = Field(default_factory=list)
     blocked_claims: int = 0
+    # problems found whose recovery had nothing to try (step, diagnoser, strategy, verdict, evidence)
+    unavailable: list[dict[str, Any]] = Field(default_factory=list)
 
     @property
     def model_calls(self) -> int:
@@ -80,6 +82,13 @@ class GuardReport(BaseModel):
             out[s.diagnoser] = out.get(s.diagnoser, 0) + 1
         return out
 
+    def unavailable_counts(self) -> dict[str, int]:
+        """Per check, the problems it found that its recovery had nothing to try on."""
+        out: dict[str, int] = {}
+        for u in self.unavailable:
+            out[u["diagnoser"]] = out.get(u["diagnoser"], 0) + 1
+        return out
+
     def summary(self) -> dict[str, Any]:
         n = max(1, self.steps)
         return {
@@ -87,6 +96,7 @@ class GuardReport(BaseModel):
             "sessions": len(self.sessions),
             "resolved": sum(1 for s in self.sessions if s.resolved),
             "triggers": self.triggers(),
+            "unavailable": self.unavailable_counts(),
             "recovery_steps": self.recovery_steps,
             "model_calls": self.model_calls,
             "model_calls_per_step": self.model_calls / n,

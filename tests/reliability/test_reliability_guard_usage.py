@@ -127,3 +127,71 @@ def test_a_screenshot_larger_than_any_screen_is_refused_and_png_bytes_are_read()
     png = io.BytesIO()
     obs.screenshot.save(png, "PNG")
     assert ttir.Observation.from_xml(obs.to_xml(), screenshot=png.getvalue()).screen_size == obs.screen_size
+
+
+def test_a_problem_with_nothing_to_try_is_counted_logged_and_told_to_the_agent():
+    """An agent tapping empty space: the stuck loop is found, but its recovery had nothing to
+    try; that used to leave no trace in summary() and never reach on_recovery."""
+    from loguru import logger
+
+    class TapsNothing(Waits):
+        def __init__(self) -> None:
+            super().__init__()
+            self.told: list[dict[str, Any]] = []
+
+        def step(self, obs: Any) -> AgentStep:
+            return AgentStep(action=Action(action_type="click", x=540, y=1200))
+
+        def on_recovery(self, info: dict[str, Any]) -> None:
+            self.told.append(info)
+
+    lines: list[str] = []
+    logger.enable("ttir")  # a library is quiet until its application enables it
+    sink = logger.add(lambda m: lines.append(str(m)), level="INFO")
+    try:
+        device = SimDevice()
+        task = make_task("SystemWifiTurnOn")
+        obs = device.reset(task)
+        agent = TapsNothing()
+        g = ttir.guard(agent)
+        g.reset(task.goal)
+        for _ in range(8):
+            step = g.step(obs)
+            device.execute(step.action)
+            obs = device.observe()
+    finally:
+        logger.remove(sink)
+        logger.disable("ttir")
+    summary = g.report.summary()
+    assert summary["unavailable"].get("stuck_loop", 0) >= 1
+    assert any(u["diagnoser"] == "stuck_loop" and u["evidence"] for u in g.report.unavailable)
+    told = [t for t in agent.told if t["outcome"] == "unavailable"]
+    assert told and told[0]["diagnoser"] == "stuck_loop" and "nothing to try" in told[0]["message"]
+    assert sum("stuck_loop found a problem" in line for line in lines) == 1  # logged once per episode
+
+
+def test_the_guards_own_faults_fail_open_and_are_logged_once():
+    from loguru import logger
+
+    g = ttir.guard(Waits())
+    g.reset("Turn on Wi-Fi")
+
+    def broken(ctx: Any) -> Any:
+        raise ZeroDivisionError("a bug inside a check")
+
+    stuck = next(c for c in g.checks if c.name == "stuck_loop")
+    stuck.diagnoser.diagnose = broken
+    stuck.diagnoser.rules = broken
+    warnings: list[str] = []
+    logger.enable("ttir")
+    sink = logger.add(lambda m: warnings.append(str(m)), level="WARNING")
+    try:
+        obs = _obs()
+        for _ in range(5):
+            assert g.step(obs).action.action_type == "wait"  # fail open: the agent's own step
+    finally:
+        logger.remove(sink)
+        logger.disable("ttir")
+    assert g.report.summary()["errors"] >= 5
+    assert len([w for w in warnings if "ZeroDivisionError" in w]) <= 2  # once per kind and place, not per step
+    assert any("ZeroDivisionError" in w for w in warnings)
