@@ -113,3 +113,23 @@ def test_settings_a_client_puts_are_bounded():
     big = phone.run("settings put global ttir_big " + "v" * 20_000)
     assert big.status == 1 and b"a value of at most 16384" in big.merged
     assert phone.run("settings get global ttir_big").stdout == b"null\n"
+
+
+def test_the_file_store_counts_its_bytes_and_files_as_they_change(monkeypatch):
+    from benchmark.devices.adbd import files as files_module
+    from benchmark.devices.adbd.files import FileError, FileStore
+
+    monkeypatch.setattr(files_module, "MAX_FILES", 50)
+    store = FileStore(["/sdcard"])
+    for i in range(50):
+        store.write(f"/sdcard/f{i}", b"x" * i)
+    assert store.total_bytes == sum(range(50))
+    with pytest.raises(FileError, match="No space left"):
+        store.write("/sdcard/one-more", b"")
+    store.write("/sdcard/f10", b"y" * 3)  # an existing file may be rewritten
+    store.write("/sdcard/f10", b"z", append=True)
+    store.remove("/sdcard/f0")
+    assert store.total_bytes == sum(len(e.data) for e in store.files.values())
+    store.write("/sdcard/one-more", b"ok")  # one slot freed
+    store.remove("/sdcard", recursive=True)
+    assert store.total_bytes == 0 and not store.files

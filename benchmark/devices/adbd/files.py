@@ -17,6 +17,7 @@ DIR_MODE = S_IFDIR | 0o771
 FILE_MODE = S_IFREG | 0o660
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
+MAX_FILES = 10_000  # files in all (a phone's test fixtures are a few dozen)
 _ALIASES = ("/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard")
 
 
@@ -46,6 +47,7 @@ class FileStore:
     def __init__(self, directories: Iterable[str] = ("/",)):
         self.dirs: set[str] = {"/"}
         self.files: dict[str, Entry] = {}
+        self.total_bytes = 0  # kept as files change: summing on every write made many pushes quadratic
         for d in directories:
             self.mkdir(d, parents=True)
 
@@ -96,22 +98,24 @@ class FileStore:
         body = (old.data if (append and old) else b"") + data
         if len(body) > MAX_FILE_BYTES:
             raise FileError(f"{path}: File too large")
-        total = sum(len(e.data) for q, e in self.files.items() if q != p) + len(body)
-        if total > MAX_TOTAL_BYTES:
+        total = self.total_bytes - (len(old.data) if old else 0) + len(body)
+        if total > MAX_TOTAL_BYTES or (old is None and len(self.files) >= MAX_FILES):
             raise FileError(f"{path}: No space left on device")
+        self.total_bytes = total
         self.files[p] = Entry(body, FILE_MODE if mode is None else (S_IFREG | (mode & 0o7777)),
                               int(time.time()) if mtime is None else int(mtime))
 
     def remove(self, path: str, *, recursive: bool = False) -> None:
         p = normalise(path)
         if p in self.files:
-            del self.files[p]
+            self.total_bytes -= len(self.files.pop(p).data)
             return
         if p in self.dirs:
             if not recursive:
                 raise FileError(f"{path}: Is a directory")
             prefix = p.rstrip("/") + "/"
             self.files = {q: e for q, e in self.files.items() if not q.startswith(prefix)}
+            self.total_bytes = sum(len(e.data) for e in self.files.values())
             self.dirs = {d for d in self.dirs if d != p and not d.startswith(prefix)} | {"/"}
             return
         raise FileError(f"{path}: No such file or directory")
