@@ -202,6 +202,13 @@ def measure_ocr(screens: int = 12) -> dict[str, Any]:
             "threads_env": ocr.THREADS_ENV}
 
 
+def measure_model_load() -> dict[str, Any]:
+    """100 async guarded episodes at once against a slow endpoint: step times against the deadline, calls accounted."""
+    from experiments.model_load_perf import measure_model_load as measure
+
+    return measure()
+
+
 SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "sim": measure_sim,
     "guard": measure_guard,
@@ -209,6 +216,7 @@ SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "ray": measure_ray,
     "adb": measure_adb,
     "ocr": measure_ocr,
+    "model_load": measure_model_load,
 }
 
 

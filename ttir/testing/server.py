@@ -166,6 +166,10 @@ class RecordedRequest:
                 if p.get("type") == "image_url" and isinstance(p.get("image_url"), dict)]
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # socketserver's default backlog of 5 resets a burst of connections, as no real server does
+
+
 class VLMTestServer:
     """A scripted chat-completions endpoint on ``127.0.0.1:<ephemeral port>``."""
 
@@ -179,7 +183,7 @@ class VLMTestServer:
         self._stopping = threading.Event()
         self._arrived = threading.Condition(self._lock)
         self._connections: set[socket.socket] = set()  # open keep-alive connections, closed on stop()
-        self._httpd = ThreadingHTTPServer((host, port), self._handler_class())
+        self._httpd = _Server((host, port), self._handler_class())
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
         self._thread: Optional[threading.Thread] = None
