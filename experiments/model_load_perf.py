@@ -5,7 +5,9 @@ call accounted for?
 ``EPISODES`` async agents, each guarded in ``vlm`` mode, step ``STEPS`` times concurrently on
 one event loop against the local test server (``ttir.testing.VLMTestServer``: real HTTP, the
 real ``openai`` async client), which answers every call after ``DELAY_S`` seconds. A step's
-wall time is measured from the guard's ``step`` call to its return.
+wall time is measured from the guard's ``step`` call to its return. Calls wait for one of
+``vlm.max_concurrent_calls`` slots (default 32); a step whose call was still waiting at its
+deadline sends nothing and the rules decide it.
 """
 
 from __future__ import annotations
@@ -81,4 +83,5 @@ def measure_model_load(episodes: int = EPISODES, steps: int = STEPS) -> dict[str
             "steps_over_deadline_plus_1s": sum(t > DEADLINE_S + 1.0 for t in times),
             "model_calls": sum(u.model_calls for u in usage), "model_errors": sum(u.model_errors for u in usage),
             "http_requests_received": requests, "steps_with_a_model_call": sum(u.model_calls > 0 for u in usage),
+            "steps_whose_call_waited_past_the_deadline": sum(u.model_calls == 0 for u in usage),
             "wall_s": round(elapsed, 2)}

@@ -140,7 +140,7 @@ def test_no_import_cycle_between_modules():
 # the bottom of the ttir package: the shared vocabulary, config, model client and their helpers
 TTIR_BOTTOM = {"ttir.types", "ttir.dump", "ttir.config", "ttir.validation", "ttir.errors", "ttir.imports", "ttir.vlm",
                "ttir.vlm_endpoint", "ttir.vlm_payload", "ttir.deadline", "ttir.http_deadline", "ttir.prompt_data",
-               "ttir.lexicon"}
+               "ttir.lexicon", "ttir.call_slots"}
 
 
 def test_the_ttir_bottom_layer_imports_nothing_above_it():

@@ -110,6 +110,10 @@ class VLMConfig(_Section):
                                    "text if the endpoint refuses images (remembered per endpoint).")
     reasks_per_step: int = Field(1, ge=0, le=3, description="A reply that does not parse is asked again, with the parse error, "
                                  "at most this many times per guarded step (for all diagnosers and recoveries together).")
+    max_concurrent_calls: int = Field(32, ge=1, le=4096, description="Model calls in flight at once per endpoint in this "
+                                      "process (sync and async together); more wait their turn, the wait counting against "
+                                      "the step's deadline, so that a burst of episodes queues instead of overrunning the "
+                                      "endpoint.")
 
 
 class PromptsConfig(_Section):

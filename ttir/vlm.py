@@ -32,6 +32,7 @@ from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field
 from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any
 
+from ttir.call_slots import SlotTimeout, aslot, slot
 from ttir.config import VLMConfig, env_vlm_settings
 from ttir.deadline import remaining_s, take_reask
 from ttir.vlm_endpoint import (
@@ -465,6 +466,11 @@ class VLMClient:
         return self._bad(f"the endpoint's answer is not a readable chat completion ({why})", "", usage, None)
 
     # -- the step's deadline ---------------------------------------------------------
+    @property
+    def _slot_key(self) -> str:
+        """Whose call slots this client's calls take: one endpoint and model."""
+        return f"{self.base_url or ''} {self.model}"
+
     def _attempt_timeout(self) -> float:
         left = remaining_s()
         return self.config.timeout_s if left is None else max(0.01, min(self.config.timeout_s, left))
@@ -529,8 +535,9 @@ class VLMClient:
 
         async def send(request: dict[str, Any], usage: CallUsage, waits: list[float], give_up: Any) -> Any:
             def attempt() -> Any:
-                usage.attempts += 1
-                return client.chat.completions.create(**request, timeout=self._attempt_timeout())
+                with slot(self._slot_key, self.config.max_concurrent_calls):  # a burst waits its turn
+                    usage.attempts += 1
+                    return client.chat.completions.create(**request, timeout=self._attempt_timeout())
 
             return Retrying(**self._retry_kwargs(waits, give_up))(attempt)  # never suspends: driven by run_sync
 
@@ -546,8 +553,9 @@ class VLMClient:
 
         async def send(request: dict[str, Any], usage: CallUsage, waits: list[float], give_up: Any) -> Any:
             async def attempt() -> Any:
-                usage.attempts += 1
-                return await client.chat.completions.create(**request, timeout=self._attempt_timeout())
+                async with aslot(self._slot_key, self.config.max_concurrent_calls):
+                    usage.attempts += 1
+                    return await client.chat.completions.create(**request, timeout=self._attempt_timeout())
 
             return await AsyncRetrying(**self._retry_kwargs(waits, give_up))(attempt)
 
@@ -602,6 +610,18 @@ class VLMClient:
             try:
                 # refusals (of the images, of the response_format) are not retried: they will not change
                 response = await send(request, usage, waits, _refusal_test(probing_images, len(forms) > 1))
+            except SlotTimeout as exc:
+                self._stamp(usage, waits, started)
+                usage.ok = False
+                if not usage.attempts:
+                    usage.model_calls = 0  # nothing was sent: nothing billed
+                usage.failed_calls = usage.model_calls
+                err = VLMTimeout(f"model call not sent (a retry waited its turn) from {self.base_url}: {exc}"
+                                 if usage.attempts else f"model call not sent: {exc}", usage=usage)
+                usage.error = str(err)
+                if usage.attempts:
+                    self._record(usage)  # an earlier attempt was sent and failed: billed like any failure
+                raise err from exc
             except _openai().OpenAIError as exc:
                 if len(forms) > 1 and refuses_response_format(exc):
                     logger.info("vlm: {} refuses response_format {}; trying {}", self.base_url, forms[0], forms[1])

@@ -276,3 +276,41 @@ def test_a_trickling_endpoint_cannot_hold_a_step_past_its_deadline(vlm_server, k
     assert step.action is not None
     usage = agent.report.usage[0]
     assert usage.model_errors >= 1 and usage.model_calls >= 1  # the cut call is counted, not lost
+
+
+def test_a_burst_of_calls_waits_its_turn_and_the_wait_counts_against_the_deadline(vlm_server):
+    """Issue 31, item 1: model calls in flight per endpoint are bounded (vlm.max_concurrent_calls);
+    a burst queues, and a call still queued at the step's deadline is not sent nor billed."""
+    from ttir.deadline import model_deadline
+    from ttir.vlm import VLMTimeout
+
+    vlm_server.responder = lambda request: Reply.slow(0.4, Reply.json(GOOD))
+    client = VLMClient(vlm_server.config(max_retries=0, timeout_s=5.0, max_concurrent_calls=2))
+
+    async def burst(n: int, deadline: Any) -> list[Any]:
+        async def one() -> Any:
+            with model_deadline(deadline):
+                return await client.acomplete_json("ping")
+        return await asyncio.gather(*(one() for _ in range(n)), return_exceptions=True)
+
+    results = asyncio.run(burst(6, None))
+    assert all(not isinstance(r, BaseException) for r in results)  # all answered: they queued
+    spans = sorted((r.received_at, r.responded_at) for r in vlm_server.completions())
+    in_flight = max(sum(1 for a, b in spans if a <= t < b) for t, _ in spans)
+    assert len(spans) == 6 and in_flight <= 2
+
+    # every slot taken (as a burst in flight would take them): a call waits until its step's deadline,
+    # then gives up unsent and unbilled, sync and async alike
+    from ttir.call_slots import slot
+    vlm_server.clear()
+    with slot(client._slot_key, 2), slot(client._slot_key, 2):
+        with pytest.raises(VLMTimeout, match="not sent") as sync_err, model_deadline(0.3):
+            client.complete_json("ping")
+        async def late() -> Any:
+            with model_deadline(0.3):
+                return await client.acomplete_json("ping")
+        with pytest.raises(VLMTimeout, match="not sent") as async_err:
+            asyncio.run(late())
+    assert sync_err.value.usage.model_calls == 0 and async_err.value.usage.model_calls == 0
+    assert vlm_server.completions() == []
+    assert client.complete_json("ping")  # the slots freed: the next call goes through
