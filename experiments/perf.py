@@ -209,6 +209,13 @@ def measure_model_load() -> dict[str, Any]:
     return measure()
 
 
+def measure_adbd_limits() -> dict[str, Any]:
+    """What one hostile client makes a served phone hold (memory, threads), and a good client's wait meanwhile."""
+    from experiments.adbd_limits_probe import measure_adbd_limits as measure
+
+    return measure()
+
+
 SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "sim": measure_sim,
     "guard": measure_guard,
@@ -217,6 +224,7 @@ SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "adb": measure_adb,
     "ocr": measure_ocr,
     "model_load": measure_model_load,
+    "adbd_limits": measure_adbd_limits,
 }
 
 

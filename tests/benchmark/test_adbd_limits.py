@@ -42,12 +42,25 @@ def test_idle_connections_are_capped_and_timed_out_and_a_good_client_is_served(d
         closed: set[int] = set()
         while time.monotonic() < deadline and len(closed) < 12:
             closed |= {i for i, s in enumerate(idle) if i not in closed and _closed_by_peer(s, 0.01)}
-        assert len(closed) == 12  # over the cap: closed at once, long before the handshake timeout
-        assert all(_closed_by_peer(s, 10) for i, s in enumerate(idle) if i not in closed)  # silent: timed out
+        assert len(closed) == 12  # over the cap: hung up on at once, long before the handshake timeout
+        still_serving(daemon)  # while eight silent sockets hold every place: the oldest silent one gives way
+        open_ = [s for i, s in enumerate(idle) if i not in closed]
+        assert sum(_closed_by_peer(s, 0.01) for s in open_) == 1
+        assert all(_closed_by_peer(s, 10) for s in open_)  # silent: timed out
         still_serving(daemon)
     finally:
         for s in idle:
             s.close()
+
+
+def test_a_full_house_of_connected_clients_refuses_the_next(daemon, monkeypatch):
+    monkeypatch.setattr(daemon_module, "MAX_CONNECTIONS", 3)
+    hosts = [Host(daemon) for _ in range(3)]
+    for h in hosts:
+        assert h.connect().command == wire.A_CNXN
+    late = socket.create_connection(("127.0.0.1", daemon.port), timeout=5)
+    assert _closed_by_peer(late, 5)  # nobody to make room: the newcomer is refused
+    assert all(h.run("shell:echo still here") == b"still here\n" for h in hosts)
 
 
 def test_a_connected_client_may_stay_silent(daemon, monkeypatch):
@@ -133,3 +146,17 @@ def test_the_file_store_counts_its_bytes_and_files_as_they_change(monkeypatch):
     store.write("/sdcard/one-more", b"ok")  # one slot freed
     store.remove("/sdcard", recursive=True)
     assert store.total_bytes == 0 and not store.files
+
+
+def test_the_settings_key_cap_counts_every_namespace(monkeypatch):
+    from benchmark.devices.adbd.settings import NAMESPACES
+    from benchmark.devices.adbd.tools import system
+
+    phone = ServedPhone()
+    held = sum(phone.settings.count(n) for n in NAMESPACES)
+    monkeypatch.setattr(system, "MAX_SETTINGS", held + 2)
+    assert phone.run("settings put system probe_a 1").status == 0
+    assert phone.run("settings put secure probe_b 1").status == 0
+    full = phone.run("settings put global probe_c 1")  # a third namespace does not bring room of its own
+    assert full.status == 1 and b"system, secure and global together" in full.merged
+    assert phone.run("settings put system probe_a 2").status == 0  # an existing key may change

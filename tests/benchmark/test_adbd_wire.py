@@ -11,51 +11,14 @@ import pytest
 
 from benchmark.devices.adbd import AdbDaemon, ServedPhone
 from benchmark.devices.adbd import wire
+from benchmark.devices.adbd.host import RawHost
 
 
-class Host:
+class Host(RawHost):
+    """A raw host on a daemon's port."""
+
     def __init__(self, daemon: AdbDaemon, version: int = wire.A_VERSION, checksums: bool = False):
-        self.sock = socket.create_connection(("127.0.0.1", daemon.port), timeout=10)
-        self.checksums = checksums
-        self.version = version
-
-    def send(self, command: int, arg0: int, arg1: int, payload: bytes = b"") -> None:
-        # before the handshake both sides speak the oldest version: CNXN always carries its checksum
-        checked = self.checksums or command == wire.A_CNXN
-        self.sock.sendall(wire.encode(wire.Message(command, arg0, arg1, payload), with_checksum=checked))
-
-    def recv(self) -> wire.Message:
-        head = self._read(wire.HEADER_SIZE)
-        command, arg0, arg1, length, crc = wire.decode_header(head, wire.MAX_PAYLOAD)
-        payload = self._read(length)
-        if self.checksums:
-            assert wire.checksum(payload) == crc, "an old-protocol host gets checksummed payloads"
-        return wire.Message(command, arg0, arg1, payload)
-
-    def _read(self, n: int) -> bytes:
-        buf = b""
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
-                raise EOFError("connection closed")
-            buf += chunk
-        return buf
-
-    def connect(self, maxdata: int = wire.MAX_PAYLOAD) -> wire.Message:
-        self.send(wire.A_CNXN, self.version, maxdata, b"host::features=shell_v2,cmd\0")
-        return self.recv()
-
-    def run(self, service: str, local_id: int = 7) -> bytes:
-        """OPEN a stream, acknowledge every WRTE, return what came before CLSE."""
-        self.send(wire.A_OPEN, local_id, 0, service.encode() + b"\0")
-        data = b""
-        while True:
-            msg = self.recv()
-            if msg.command == wire.A_WRTE:
-                data += msg.payload
-                self.send(wire.A_OKAY, local_id, msg.arg0)
-            elif msg.command == wire.A_CLSE:
-                return data
+        super().__init__(daemon.port, version, checksums)
 
 
 @pytest.fixture

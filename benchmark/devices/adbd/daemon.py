@@ -2,8 +2,10 @@
 ``adb tcpip``: ``adb connect HOST:PORT`` then lists it as a device.
 
 One thread accepts, one thread per connection serves it (transport.py), at most
-``MAX_CONNECTIONS`` at once (more are closed at once, logged). A connection that fails is
-dropped; the daemon goes on until :meth:`close`.
+``MAX_CONNECTIONS`` at once. When all are taken, the oldest one that has not yet connected
+(no CNXN) is hung up on to make room, so a flood of silent sockets cannot lock a real client
+out; when every one has connected, the newcomer is refused (logged). A connection that fails
+is dropped; the daemon goes on until :meth:`close`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,15 @@ from loguru import logger
 from benchmark.devices.adbd.transport import Connection
 
 MAX_CONNECTIONS = 64  # per phone: the adb server needs one, a test suite a few
+
+
+def _hang_up(conn: socket.socket) -> None:
+    """Close a connection another thread may be reading (shutdown wakes its recv)."""
+    try:
+        conn.shutdown(socket.SHUT_RDWR)
+        conn.close()
+    except OSError:
+        pass
 
 
 class AdbDaemon:
@@ -34,9 +45,9 @@ class AdbDaemon:
         except OSError as exc:
             self._sock.close()
             raise OSError(f"cannot serve a phone on {host}:{port}: {exc.strerror or exc}") from exc
-        self._sock.listen(16)
+        self._sock.listen(128)  # a burst of connects waits in the queue, not in SYN retries of a second
         self.port: int = self._sock.getsockname()[1]
-        self._conns: set[socket.socket] = set()
+        self._conns: dict[socket.socket, Connection] = {}  # oldest first
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self._thread: Optional[threading.Thread] = None
@@ -57,27 +68,37 @@ class AdbDaemon:
                 conn, addr = self._sock.accept()
             except OSError:
                 return
+            peer = f"{addr[0]}:{addr[1]}"
+            connection = Connection(conn, self.phone, peer)
             with self._lock:
+                victim = None
+                if len(self._conns) >= MAX_CONNECTIONS:
+                    victim = next((s for s, c in self._conns.items() if not c.online), None)
+                    if victim is not None:
+                        del self._conns[victim]
                 full = len(self._conns) >= MAX_CONNECTIONS
                 if not full:
-                    self._conns.add(conn)
+                    self._conns[conn] = connection
+            if victim is not None:  # silent since it was accepted: it gives its place up
+                logger.debug("adbd {}: hanging up on a connection that never connected, for {}", self.phone.serial, peer)
+                _hang_up(victim)
             if full:  # no client may hold a thread per connection without end
-                logger.warning("adbd {}: refusing a connection from {}: {} open already", self.phone.serial,
-                               f"{addr[0]}:{addr[1]}", MAX_CONNECTIONS)
+                logger.warning("adbd {}: refusing a connection from {}: {} connected already", self.phone.serial,
+                               peer, MAX_CONNECTIONS)
                 conn.close()
                 continue
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            threading.Thread(target=self._serve, args=(conn, f"{addr[0]}:{addr[1]}"), daemon=True,
+            threading.Thread(target=self._serve, args=(conn, connection), daemon=True,
                              name=f"adbd-{self.port}-{addr[1]}").start()
 
-    def _serve(self, conn: socket.socket, peer: str) -> None:
+    def _serve(self, conn: socket.socket, connection: Connection) -> None:
         try:
-            Connection(conn, self.phone, peer).serve()
+            connection.serve()
         except Exception:  # noqa: BLE001 - one connection's failure is logged, the daemon goes on
-            logger.exception("adbd {}: connection from {} failed", self.phone.serial, peer)
+            logger.exception("adbd {}: connection from {} failed", self.phone.serial, connection.peer)
         finally:
             with self._lock:
-                self._conns.discard(conn)
+                self._conns.pop(conn, None)
 
     def close(self) -> None:
         """Stop listening and hang up every connection (the adb server then lists the phone offline)."""
@@ -91,13 +112,9 @@ class AdbDaemon:
         except OSError:
             pass
         with self._lock:
-            conns, self._conns = list(self._conns), set()
+            conns, self._conns = list(self._conns), {}
         for c in conns:
-            try:
-                c.shutdown(socket.SHUT_RDWR)
-                c.close()
-            except OSError:
-                pass
+            _hang_up(c)
         if self._thread is not None:
             self._thread.join(timeout=5)
 

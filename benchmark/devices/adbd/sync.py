@@ -61,13 +61,16 @@ class SyncSession:
         self.budget = budget
         self.buffer = bytearray()
         self.receiving: Optional[tuple[str, int]] = None  # (path, mode) of a SEND in progress
-        self.incoming = bytearray()
+        # a push's chunks as they came (joined once at DONE): one growing buffer would be copied
+        # as it grows and leave holes the allocator cannot hand back
+        self.incoming: list[bytes] = []
+        self.incoming_bytes = 0
 
     def release(self) -> None:
         """The stream ended: what a push in progress had received is dropped and its bytes released."""
         if self.budget is not None:
-            self.budget.give(len(self.incoming))
-        self.incoming = bytearray()
+            self.budget.give(self.incoming_bytes)
+        self.incoming, self.incoming_bytes = [], 0
         self.receiving = None
 
     def feed(self, data: bytes) -> bytes:
@@ -79,14 +82,15 @@ class SyncSession:
                 if ident == b"DATA":
                     if length > SYNC_DATA_MAX:
                         raise SyncError(f"DATA chunk of {length} bytes exceeds {SYNC_DATA_MAX}")
-                    if len(self.incoming) + length > MAX_FILE_BYTES:
+                    if self.incoming_bytes + length > MAX_FILE_BYTES:
                         raise SyncError(f"SEND of more than {MAX_FILE_BYTES} bytes")
                     if len(self.buffer) < _REQ.size + length:
                         break
                     if self.budget is not None and not self.budget.take(length):
                         raise SyncError(f"more than {self.budget.limit} bytes of pushes being received on this "
                                         "connection at once")
-                    self.incoming += self.buffer[_REQ.size:_REQ.size + length]
+                    self.incoming.append(bytes(self.buffer[_REQ.size:_REQ.size + length]))
+                    self.incoming_bytes += length
                     del self.buffer[:_REQ.size + length]
                     continue
                 if ident == b"DONE":
@@ -147,16 +151,17 @@ class SyncSession:
         if not sep or not mode.isdigit():
             path, mode = spec, str(0o644)
         self.receiving = (path, int(mode))
-        self.incoming = bytearray()
+        self.incoming, self.incoming_bytes = [], 0
         return b""
 
     def _finish_send(self, mtime: int) -> bytes:
         assert self.receiving is not None
         path, mode = self.receiving
         self.receiving = None
-        data, self.incoming = bytes(self.incoming), bytearray()
+        data = b"".join(self.incoming)
         if self.budget is not None:
-            self.budget.give(len(data))
+            self.budget.give(self.incoming_bytes)
+        self.incoming, self.incoming_bytes = [], 0
         with self.lock:
             try:
                 parent = path.rsplit("/", 1)[0] or "/"

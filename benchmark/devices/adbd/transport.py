@@ -24,7 +24,7 @@ from benchmark.devices.adbd.sync import SyncBudget
 MAX_SERVICE_NAME = 64 * 1024
 MAX_STREAMS = 256
 HANDSHAKE_TIMEOUT_S = 10.0  # from accepting a connection to its CNXN
-MAX_SYNC_INFLIGHT = 64 * 1024 * 1024  # bytes of pushes being received on one connection, all its streams together
+MAX_SYNC_INFLIGHT = 48 * 1024 * 1024  # bytes of pushes being received on one connection, all its streams together
 
 
 class _Stream:
@@ -84,12 +84,14 @@ class Connection:
 
     # -- receiving ----------------------------------------------------------------------------
     def _read(self, n: int) -> Optional[bytes]:
-        buf = bytearray()
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
+        buf = bytearray(n)  # one buffer of the declared size, filled in place (no growing copies)
+        view, got = memoryview(buf), 0
+        while got < n:
+            k = self.sock.recv_into(view[got:])
+            if not k:
                 return None
-            buf += chunk
+            got += k
+        view.release()
         return bytes(buf)
 
     def serve(self) -> None:

@@ -16,7 +16,7 @@ CMD_NOT_FOUND = 20  # cmd's exit status for an unknown service
 # a client's `settings put` is kept for the server's life: bounded, so that no client can grow it at will
 MAX_SETTING_KEY = 256
 MAX_SETTING_VALUE = 16 * 1024
-MAX_SETTINGS = 2048  # keys per namespace (a phone holds a few hundred)
+MAX_SETTINGS = 2048  # keys in all namespaces together (a phone holds a few hundred): 32 MiB of values at most
 
 
 def settings(phone: Any, call: Call) -> int:
@@ -44,8 +44,10 @@ def settings(phone: Any, call: Call) -> int:
         if len(args[3]) > MAX_SETTING_VALUE or len(key) > MAX_SETTING_KEY:
             return call.error(f"settings: a key of at most {MAX_SETTING_KEY} and a value of at most "
                               f"{MAX_SETTING_VALUE} characters (got {len(key)} and {len(args[3])})", 1)
-        if phone.settings.get(namespace, key) is None and phone.settings.count(namespace) >= MAX_SETTINGS:
-            return call.error(f"settings: {namespace} holds {MAX_SETTINGS} keys already; delete one first", 1)
+        held = sum(phone.settings.count(n) for n in NAMESPACES)
+        if phone.settings.get(namespace, key) is None and held >= MAX_SETTINGS:
+            return call.error(f"settings: the phone holds {MAX_SETTINGS} keys already (system, secure and global "
+                              "together); delete one first", 1)
         phone.settings.put(namespace, key, args[3])
     else:
         call.print(f"Deleted {int(phone.settings.delete(namespace, key))} rows")
