@@ -10,7 +10,15 @@ import pytest
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
 def pytest_configure(config):
+    # the tests' model servers and phones are local: a proxy set for the package registries
+    # (which the model client honours, as the openai client does) must not carry them
+    for var in ("NO_PROXY", "no_proxy"):
+        hosts = [h for h in os.environ.get(var, "").split(",") if h.strip()]
+        os.environ[var] = ",".join(hosts + [h for h in LOCAL_HOSTS if h not in hosts])
     if getattr(config.option, "dist", None) == "loadgroup":
         os.environ["TTIR_XDIST_LOADGROUP"] = "1"  # the workers' own dist option reads "no"
 

@@ -125,8 +125,34 @@ def _http_name(openai_module: Any) -> str:
     return "httpx"
 
 
+def _environment_proxies(http: Any) -> dict[str, Optional[str]]:
+    """The proxies the environment names (``HTTPS_PROXY``, ``NO_PROXY`` …), read as the HTTP
+    library itself reads them: a client given its own transport no longer reads them."""
+    read = getattr(getattr(http, "_utils", None), "get_environment_proxies", None)
+    if callable(read):
+        return dict(read())
+    from urllib.request import getproxies  # the library moved its reader: the schemes alone, as curl does
+
+    found = getproxies()
+    if "*" in (h.strip() for h in found.get("no", "").split(",")):
+        return {}
+    return {f"{scheme}://": url if "://" in url else f"http://{url}"
+            for scheme in ("http", "https", "all") if (url := found.get(scheme))}
+
+
+def _mounts(http_name: str, asynchronous: bool) -> dict[str, Any]:
+    """A deadline transport through each proxy the environment names (None: that pattern goes direct)."""
+    http = importlib.import_module(http_name)
+    sync_transport, async_transport = deadline_transports(http_name)
+    wrap, inner = (async_transport, http.AsyncHTTPTransport) if asynchronous else (sync_transport, http.HTTPTransport)
+    limits = http.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_KEEPALIVE)
+    return {pattern: None if proxy is None else wrap(inner(proxy=proxy, limits=limits))
+            for pattern, proxy in _environment_proxies(http).items()}
+
+
 def sync_http_client(openai_module: Any, timeout_s: float) -> Any:
-    """The ``openai`` client's default HTTP client, with the deadline transport.
+    """The ``openai`` client's default HTTP client, with the deadline transport (and through
+    the proxies that ``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``ALL_PROXY`` name, ``NO_PROXY`` excepted).
 
     Args:
         openai_module: the imported ``openai`` package (imported lazily by the caller).
@@ -135,11 +161,14 @@ def sync_http_client(openai_module: Any, timeout_s: float) -> Any:
     Returns:
         A client for ``openai.OpenAI(http_client=...)``.
     """
-    sync_transport, _ = deadline_transports(_http_name(openai_module))
-    return openai_module.DefaultHttpxClient(transport=sync_transport(), timeout=timeout_s)
+    name = _http_name(openai_module)
+    sync_transport, _ = deadline_transports(name)
+    return openai_module.DefaultHttpxClient(transport=sync_transport(), mounts=_mounts(name, False), timeout=timeout_s)
 
 
 def async_http_client(openai_module: Any, timeout_s: float) -> Any:
     """The async twin of :func:`sync_http_client`, for ``openai.AsyncOpenAI(http_client=...)``."""
-    _, async_transport = deadline_transports(_http_name(openai_module))
-    return openai_module.DefaultAsyncHttpxClient(transport=async_transport(), timeout=timeout_s)
+    name = _http_name(openai_module)
+    _, async_transport = deadline_transports(name)
+    return openai_module.DefaultAsyncHttpxClient(transport=async_transport(), mounts=_mounts(name, True),
+                                                 timeout=timeout_s)

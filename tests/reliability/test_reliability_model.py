@@ -314,3 +314,102 @@ def test_a_burst_of_calls_waits_its_turn_and_the_wait_counts_against_the_deadlin
     assert sync_err.value.usage.model_calls == 0 and async_err.value.usage.model_calls == 0
     assert vlm_server.completions() == []
     assert client.complete_json("ping")  # the slots freed: the next call goes through
+
+
+class _ForwardProxy:
+    """A plain-HTTP forward proxy (absolute-form requests, one per connection) that counts what it carries."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.requests = 0
+        self._sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self._threads = [threading.Thread(target=self._accept, daemon=True)]
+        self._threads[0].start()
+
+    def _accept(self) -> None:
+        import threading
+
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            self._threads.append(threading.Thread(target=self._serve, args=(conn,), daemon=True))
+            self._threads[-1].start()
+
+    def _serve(self, conn: Any) -> None:
+        try:
+            self._forward(conn)
+        except OSError:
+            pass  # the client hung up (a cut drip): so does the proxy
+
+    def _forward(self, conn: Any) -> None:
+        import socket
+        from urllib.parse import urlsplit
+
+        with conn:
+            raw = b""
+            while b"\r\n\r\n" not in raw:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                raw += chunk
+            head, body = raw.split(b"\r\n\r\n", 1)
+            lines = head.decode("latin-1").split("\r\n")
+            method, target, version = lines[0].split(" ")
+            headers = [h for h in lines[1:] if not h.lower().startswith(("connection:", "proxy-connection:"))]
+            length = next((int(h.split(":", 1)[1]) for h in headers if h.lower().startswith("content-length:")), 0)
+            while len(body) < length:
+                body += conn.recv(65536)
+            url = urlsplit(target)
+            self.requests += 1
+            with socket.create_connection((url.hostname, url.port)) as up:
+                path = url.path + (f"?{url.query}" if url.query else "")
+                up.sendall("\r\n".join([f"{method} {path} {version}", *headers, "Connection: close", "", ""])
+                           .encode("latin-1") + body)
+                while chunk := up.recv(65536):  # streamed as it comes: a drip stays a drip
+                    conn.sendall(chunk)
+
+    def close(self) -> None:
+        import socket
+
+        self._sock.shutdown(socket.SHUT_RDWR)  # wakes the accept
+        self._sock.close()
+        for t in self._threads:
+            t.join(timeout=10)
+
+
+def test_the_model_client_goes_through_the_proxy_the_environment_names(vlm_server, monkeypatch):
+    """The deadline transport replaced the HTTP library's own, which then no longer read
+    HTTP_PROXY: a user behind a proxy lost the model. Calls go through the proxy again, and a
+    drip through it is still cut at the deadline."""
+    proxy = _ForwardProxy()
+    try:
+        for var in ("HTTP_PROXY", "http_proxy"):
+            monkeypatch.setenv(var, proxy.url)
+        for var in ("NO_PROXY", "no_proxy"):
+            monkeypatch.setenv(var, "")
+        vlm_server.responder = lambda request: Reply.json(GOOD)
+        assert VLMClient(vlm_server.config(max_retries=0)).complete_json("ping")
+        assert proxy.requests == 1 and len(vlm_server.completions()) == 1
+
+        from ttir.deadline import model_deadline
+        from ttir.vlm import VLMTimeout
+
+        vlm_server.responder = lambda request: Reply.trickle(0.25, Reply.json(GOOD))
+        client = VLMClient(vlm_server.config(max_retries=0, timeout_s=5.0))
+        started = time.monotonic()
+        with pytest.raises(VLMTimeout), model_deadline(1.0):
+            client.complete_json("ping")
+        assert time.monotonic() - started < 2.0 and proxy.requests == 2
+
+        for var in ("NO_PROXY", "no_proxy"):  # and NO_PROXY still sends a host around it
+            monkeypatch.setenv(var, "127.0.0.1")
+        vlm_server.responder = lambda request: Reply.json(GOOD)
+        assert VLMClient(vlm_server.config(max_retries=0)).complete_json("ping")
+        assert proxy.requests == 2
+    finally:
+        proxy.close()
