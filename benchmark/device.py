@@ -6,7 +6,7 @@ from typing import Any, Literal, Optional, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 
 class DeviceError(RuntimeError):

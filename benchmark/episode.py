@@ -10,7 +10,7 @@ from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.device import ActionError
-from ttir.types import AgentStep, Observation, as_agent, as_step
+from ttir.core.types import AgentStep, Observation, as_agent, as_step
 
 # How an episode ended: the agent declared the goal done (status complete) or infeasible,
 # the step budget ran out, or the agent (or the harness) raised.

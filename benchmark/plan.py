@@ -12,7 +12,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from ttir.types import Action, Observation, UIElement
+from ttir.core.types import Action, Observation, UIElement
 
 StepKind = Literal[
     "tap", "long_press", "type", "open_app", "back", "home", "enter", "set_slider",

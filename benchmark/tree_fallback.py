@@ -16,8 +16,8 @@ from typing import Any, Callable, Optional, Union
 
 from loguru import logger
 
-from ttir.ocr import screenshot_observation
-from ttir.types import Observation
+from ttir.core.ocr import screenshot_observation
+from ttir.core.types import Observation
 
 SETTLE_SECONDS = 0.5  # before the one retry: long enough for an animation frame or a window transition
 

@@ -43,8 +43,8 @@ from diagnosers.signals.lexicon import load_lexicon
 from diagnosers.signals.overlays import overlay_candidates, score_text
 from diagnosers.signals.text import contains_phrase, content_words, normalize, quoted, same_text, text_landed
 from diagnosers.signals.tree import clickable_ancestor, deepest_at, element_at, foreground_package, labels_around, screen_tree
-from ttir.config import ActionEffectConfig
-from ttir.types import TOUCH_TYPES, Observation, StepRecord
+from ttir.core.config import ActionEffectConfig
+from ttir.core.types import TOUCH_TYPES, Observation, StepRecord
 
 TAP_BOX_PX = 60  # half-size of the region checked around a tap that hit no element
 SAME_CONTROL_PX = 24  # two taps this close press the same control

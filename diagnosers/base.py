@@ -13,8 +13,8 @@ from typing import Any, ClassVar, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ttir.config import Mode as Tier
-from ttir.types import Action, AgentStep, Observation, ScreenSource, StepRecord
+from ttir.core.config import Mode as Tier
+from ttir.core.types import Action, AgentStep, Observation, ScreenSource, StepRecord
 
 
 

@@ -55,9 +55,9 @@ from diagnosers.signals.system import is_app_package, knowledge, package_of
 from diagnosers.signals.text import content_words
 from diagnosers.signals.text_overlays import SCRIM_DARKENING, edges_darkened, persisting, text_candidates
 from diagnosers.signals.tree import foreground_package, label_similarity, labels_around, screen_tree
-from ttir.config import InterferenceConfig
-from ttir.lexicon import norm
-from ttir.types import Observation
+from ttir.core.config import InterferenceConfig
+from ttir.core.lexicon import norm
+from ttir.core.types import Observation
 
 W_FOREIGN_APP = 0.45  # a window of another app than the one(s) the agent works in
 W_UNREQUESTED_SHADE = 0.6  # the shade is open and no step of the agent pulled it down

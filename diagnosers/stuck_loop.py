@@ -30,8 +30,8 @@ from diagnosers.signals.change import compare
 from diagnosers.signals.findings import as_judgment, model_finding
 from diagnosers.signals.image import MIN_CHANGED_PIXELS
 from diagnosers.signals.tree import foreground_package, screen_tree
-from ttir.config import StuckLoopConfig
-from ttir.types import Observation
+from ttir.core.config import StuckLoopConfig
+from ttir.core.types import Observation
 
 
 class StuckLoopDiagnoser(Diagnoser):

@@ -46,7 +46,7 @@ from diagnosers.signals.system import interrupter_kind, is_app_package, is_launc
 from diagnosers.signals.text import content_words, stem
 from diagnosers.signals.screen_text import content_lines
 from diagnosers.signals.tree import foreground_package, screen_tree
-from ttir.config import TaskAlignmentConfig
+from ttir.core.config import TaskAlignmentConfig
 
 
 FLOW_LOOKBACK = 12  # screens before the press that entered an interruption's pages, to recognise the app's own

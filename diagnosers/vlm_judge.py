@@ -24,9 +24,9 @@ from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
 import prompts
 from diagnosers.base import Cost, DiagnosisContext, Finding
 from diagnosers.judgment import Judgment
-from ttir.config import CascadeConfig, PromptsConfig, TTIRConfig, VLMConfig
-from ttir.types import Action, AgentStep, Observation, StepRecord
-from ttir.vlm import VLMClient
+from ttir.core.config import CascadeConfig, PromptsConfig, TTIRConfig, VLMConfig
+from ttir.core.types import Action, AgentStep, Observation, StepRecord
+from ttir.model.client import VLMClient
 
 CACHE_KEY = "vlm_judgment"
 _TASK_KEY = "vlm_judgment_task"
@@ -34,8 +34,8 @@ _LOCK_KEY = "vlm_judgment_lock"
 RECOVERY_STRATEGIES = ("alternative_action", "dismiss_interference", "re_orientation")
 
 
-# text helpers live in ttir.describe (the VLM agent uses them too)
-from ttir.describe import (  # noqa: E402
+# text helpers live in ttir.core.describe (the VLM agent uses them too)
+from ttir.core.describe import (  # noqa: E402
     PREVIOUS_TREE_LINES,
     THOUGHT_CHARS,
     TREE_LINES,
@@ -44,7 +44,7 @@ from ttir.describe import (  # noqa: E402
     describe_history,
     describe_screens,
 )
-from ttir.prompt_data import fence, quote  # noqa: E402
+from ttir.core.prompt_data import fence, quote  # noqa: E402
 
 EVIDENCE_CHARS = 200
 
@@ -106,7 +106,7 @@ class _Outcome:
 class VLMJudge:
     """The paper's diagnoser: one model call per step, shared by the four diagnosers.
 
-    ``client`` is a :class:`~ttir.vlm.VLMClient` (built from the config's
+    ``client`` is a :class:`~ttir.model.client.VLMClient` (built from the config's
     ``vlm`` section when omitted); ``config`` a :class:`TTIRConfig` or any of
     its sections (``cascade``, ``prompts``, ``vlm`` keywords override).
     """

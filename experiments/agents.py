@@ -57,7 +57,7 @@ def build_agent(ep: EpisodeSpec, task: Any, *, guard: bool = True, screen_size: 
 
 def guard_config_for(mode: str, overrides: dict[str, Any]) -> Any:
     """The TTIRConfig of guard ``mode`` with a spec's dotted ``guard_config`` overrides."""
-    from ttir.config import TTIRConfig
+    from ttir.core.config import TTIRConfig
 
     cfg = TTIRConfig.with_mode(mode)  # type: ignore[arg-type]
     return cfg.override(overrides) if overrides else cfg

@@ -74,7 +74,7 @@ def warm_up() -> None:
     import diagnosers  # noqa: F401
     import perturb  # noqa: F401
     import recoveries  # noqa: F401
-    import ttir.middleware  # noqa: F401
+    import ttir.guarded.middleware  # noqa: F401
     from benchmark import SimDevice, task_names
     from benchmark.agents import OracleAgent  # noqa: F401
 

@@ -64,7 +64,7 @@ def labelled_screens(n: int, seed: int = 0, *, history: bool = True) -> list[Lab
     from benchmark import SimDevice, make_task, run_episode
     from benchmark.agents import ReferenceAgent
     from perturb import PerturbedDevice, make
-    from ttir.types import AgentStep, StepRecord
+    from ttir.core.types import AgentStep, StepRecord
 
     with_overlay: list[LabelledScreen] = []
     without: list[LabelledScreen] = []
@@ -105,8 +105,8 @@ def judge_screens(screens: Sequence[LabelledScreen], config: Any, reasks: int = 
     """The judge on each screen, one guarded step each (one deadline, ``reasks`` re-asks)."""
     from diagnosers.base import DiagnosisContext
     from diagnosers.vlm_judge import VLMJudge
-    from ttir.deadline import model_deadline
-    from ttir.vlm import VLMClient, VLMError
+    from ttir.model.deadline import model_deadline
+    from ttir.model.client import VLMClient, VLMError
 
     client = VLMClient(config)
     judge = VLMJudge(client)
@@ -132,7 +132,7 @@ def guarded_episodes(config: Any, episodes: int, seed: int = 0) -> GuardedRun:
     from benchmark.agents import PlannerAgent, PlannerParams
     from perturb import PerturbedDevice, make
     from ttir import TTIRConfig, guard
-    from ttir.vlm import VLMClient
+    from ttir.model.client import VLMClient
 
     out = GuardedRun()
     cfg = TTIRConfig.with_mode("vlm")
@@ -181,8 +181,8 @@ def _fmt(x: Optional[float], digits: int = 2) -> str:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from ttir import enable_logging
-    from ttir.config import VLMConfig
-    from ttir.vlm_endpoint import forget
+    from ttir.core.config import VLMConfig
+    from ttir.model.endpoint import forget
 
     p = argparse.ArgumentParser(prog="python -m experiments.model_bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -39,7 +39,7 @@ def measure_model_load(episodes: int = EPISODES, steps: int = STEPS) -> dict[str
     from benchmark import SimDevice, make_task
     from ttir import Action, AgentStep, TTIRConfig
     from ttir.testing import Reply, VLMTestServer
-    from ttir.vlm import VLMClient
+    from ttir.model.client import VLMClient
 
     good = {"repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes",
             "interference_present": False, "task_alignment": "on_track", "reason": "fine"}

@@ -163,8 +163,8 @@ def measure_ocr(screens: int = 12) -> dict[str, Any]:
     cleared before each read), a content hit (an identical new image) and an object hit."""
     from benchmark import SimDevice, make_task, task_names
     from benchmark.plan import ground
-    from ttir import ocr
-    from ttir.types import Observation
+    from ttir.core import ocr
+    from ttir.core.types import Observation
 
     ocr.require()
     images = []

@@ -22,10 +22,10 @@ from typing import Any, Callable, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ttir.errors import ImportTargetError
-from ttir.imports import IMPORT_FORM, import_callable
-from ttir.types import as_agent
-from ttir.validation import short_repr
+from ttir.core.errors import ImportTargetError
+from ttir.core.imports import IMPORT_FORM, import_callable
+from ttir.core.types import as_agent
+from ttir.core.validation import short_repr
 
 Factory = Callable[..., Any]
 FACTORY_FORM = IMPORT_FORM

@@ -16,9 +16,9 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from ttir.config import Mode
-from ttir.errors import did_you_mean
-from ttir.validation import error_lines, load_yaml_mapping, short_repr
+from ttir.core.config import Mode
+from ttir.core.errors import did_you_mean
+from ttir.core.validation import error_lines, load_yaml_mapping, short_repr
 
 GuardMode = Mode  # a guard mode is a tier for every diagnoser (off: no guard)
 AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm", "python"]
@@ -250,7 +250,7 @@ class ExperimentSpec(BaseModel):
                 make(name, **overrides)
             except (KeyError, TypeError, ValueError) as exc:
                 raise ValueError(f"{source}: under: {_message(exc)}") from None
-        from ttir.checks import configured_checks
+        from ttir.guarded.checks import configured_checks
 
         for mode in [m for m in self.guard if m != "off"] or (["rules"] if self.guard_config else []):
             try:

@@ -27,7 +27,7 @@ from typing import Any, Iterator, Optional
 
 from loguru import logger
 
-from ttir.errors import ConfigError, TTIRError
+from ttir.core.errors import ConfigError, TTIRError
 
 try:
     import fcntl

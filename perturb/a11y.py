@@ -20,8 +20,8 @@ from pydantic import Field
 from benchmark.tree_fallback import TreeProblem, TreeRead, observe_tree
 from perturb.base import Magnitude, Perturbation
 from perturb.device import PerturbationContext
-from ttir import ocr
-from ttir.types import Action, Observation, UIElement
+from ttir.core import ocr
+from ttir.core.types import Action, Observation, UIElement
 
 FAILED_DUMP = "uiautomator dump failed: ERROR: could not get idle state."  # what a busy screen answers
 

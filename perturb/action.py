@@ -10,7 +10,7 @@ from pydantic import Field
 
 from perturb.base import Magnitude, Perturbation
 from perturb.device import PerturbationContext
-from ttir.types import Action
+from ttir.core.types import Action
 
 # actions a flaky input pipeline can lose; `wait`, `status` and `answer` never touch the device
 DEVICE_ACTIONS = {

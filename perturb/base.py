@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
 from perturb.timing import Persistence, Timing
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext

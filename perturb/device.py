@@ -20,7 +20,7 @@ from loguru import logger
 from benchmark.device import ActionError, DeviceSettings
 from perturb.base import Perturbation
 from perturb.overlay.manager import OverlayManager
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 RAW_HISTORY = 12  # raw frames kept for stale-frame perturbations
 

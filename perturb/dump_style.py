@@ -23,7 +23,7 @@ from typing import Any, Literal, Optional, Sequence
 
 from perturb.overlay.geometry import SYSTEMUI
 from perturb.overlay.tree import TNode, flatten, forest
-from ttir.types import Action, Observation, UIElement
+from ttir.core.types import Action, Observation, UIElement
 
 DumpStyle = Literal["all_windows", "focused_window"]
 DUMP_STYLES: tuple[str, ...] = ("all_windows", "focused_window")

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from perturb.base import Params, Perturbation
 from perturb.timing import Persistence, Timing
-from ttir.errors import unknown_name
+from ttir.core.errors import unknown_name
 
 SECTIONS = ("magnitude", "timing", "persistence")
 

@@ -15,7 +15,7 @@ from pydantic import Field
 from perturb.device import PerturbationContext
 from perturb.overlay.hang import SystemHangLayer
 from perturb.transition import TransitionMagnitude, TransitionOverlay
-from ttir.types import Observation
+from ttir.core.types import Observation
 
 
 class SystemHangMagnitude(TransitionMagnitude):

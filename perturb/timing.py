@@ -18,7 +18,7 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ttir.types import Observation
+from ttir.core.types import Observation
 
 
 class Timing(BaseModel):

@@ -25,7 +25,7 @@ from perturb.overlay.content import Languages, apply_overrides, check_languages,
 from perturb.overlay.dialog import DialogOverlay
 from perturb.overlay.geometry import app_accent, app_label, is_app
 from perturb.overlay.spec import DEFAULT_LANGUAGE, ButtonSpec, PoolSpec, VariantSpec, check_action
-from ttir.types import Observation
+from ttir.core.types import Observation
 
 SurfaceStyle = Literal["dialog", "bottom_sheet", "fullscreen", "banner"]
 

@@ -10,7 +10,7 @@ from typing import Optional
 from diagnosers.signals.change import compare
 from recoveries.base import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import distinct_point, find_target, label, target_words
-from ttir.types import TOUCH_TYPES, Action, AgentStep, StepRecord, UIElement
+from ttir.core.types import TOUCH_TYPES, Action, AgentStep, StepRecord, UIElement
 
 TOLERANCE_PX = 24
 MAX_REVEAL = 2

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from diagnosers.base import Cost, Finding
-from ttir.types import AgentStep, Observation, StepRecord
+from ttir.core.types import AgentStep, Observation, StepRecord
 
 
 class RecoveryContext(BaseModel):

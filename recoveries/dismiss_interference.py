@@ -25,8 +25,8 @@ from typing import Any, Optional
 from recoveries.base import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import dismiss_rank, label, role_of
 from diagnosers.signals.system import knowledge
-from ttir.lexicon import control_role, loading_words, norm, vocabulary
-from ttir.types import Action, AgentStep, Observation, StepRecord, UIElement
+from ttir.core.lexicon import control_role, loading_words, norm, vocabulary
+from ttir.core.types import Action, AgentStep, Observation, StepRecord, UIElement
 
 ANR_WAITS = 2  # waits on the same "isn't responding" dialog before the app is closed (RecoveryConfig.anr_waits)
 BACKDROP_SHARE = 0.5  # a clickable node over this share of the screen is a backdrop, not a button

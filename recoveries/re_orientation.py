@@ -9,7 +9,7 @@ from typing import Optional
 
 from recoveries.base import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import label
-from ttir.types import Action, AgentStep, Observation, StepRecord
+from ttir.core.types import Action, AgentStep, Observation, StepRecord
 
 SYSTEM_PACKAGES = ("com.android.systemui", "com.google.android.inputmethod.latin", "android")
 

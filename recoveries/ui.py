@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Iterable, Optional
 
-from ttir.lexicon import button_words, dismiss_rank, label, role_of
-from ttir.lexicon import norm as _norm
-from ttir.types import AgentStep, Observation, UIElement
+from ttir.core.lexicon import button_words, dismiss_rank, label, role_of
+from ttir.core.lexicon import norm as _norm
+from ttir.core.types import AgentStep, Observation, UIElement
 
 _QUOTED = re.compile(r"[\"“”']([^\"“”']{1,60})[\"“”']")
 _STOP = {
@@ -17,7 +17,7 @@ _STOP = {
 }
 
 
-# role wording is the one shared vocabulary (ttir/data/roles)
+# role wording is the one shared vocabulary (ttir/core/data/roles)
 __all__ = ["button_words", "dismiss_rank", "label", "role_of", "target_words", "find_target", "distinct_point"]
 
 

@@ -57,8 +57,8 @@ def _project_modules(path: Path) -> set[str]:
 
 def test_ttir_types_imports_only_the_dump_parser():
     """The bottom layer: types builds on the dump parser, which imports nothing from the project."""
-    assert _project_modules(ROOT / "ttir" / "types.py") <= {"ttir.dump"}
-    assert _project_modules(ROOT / "ttir" / "dump.py") == set()
+    assert _project_modules(ROOT / "ttir" / "core" / "types.py") <= {"ttir.core.dump"}
+    assert _project_modules(ROOT / "ttir" / "core" / "dump.py") == set()
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -137,21 +137,66 @@ def test_no_import_cycle_between_modules():
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
-# the bottom of the ttir package: the shared vocabulary, config, model client and their helpers
-TTIR_BOTTOM = {"ttir.types", "ttir.dump", "ttir.config", "ttir.validation", "ttir.errors", "ttir.imports", "ttir.vlm",
-               "ttir.vlm_endpoint", "ttir.vlm_payload", "ttir.deadline", "ttir.http_deadline", "ttir.prompt_data",
-               "ttir.lexicon", "ttir.call_slots"}
+# The layers, bottom first. A module imports its own layer and the layers below it, never one above
+# (imports inside functions count; ``if TYPE_CHECKING:`` is the way to name a type from above). Importing
+# any ``ttir.…`` module runs the ``ttir`` package first, so ``ttir/__init__.py`` loads only ``ttir.core``
+# eagerly and reaches the guard lazily (``ttir.guard``, ``ttir.GuardedAgent``).
+LAYERS: tuple[str, ...] = (
+    "ttir.core",       # types, dump, config, errors, validation, lexicon, prompt text
+    "prompts",         # the prompt files (a leaf)
+    "ttir.model",      # the model client and what bounds it
+    "diagnosers",      # the four diagnosers and their signals
+    "recoveries",      # the recoveries (they read diagnosers' findings)
+    "benchmark",       # the simulated phone, tasks, real phones over adb
+    "perturb",         # perturbations, traps and triggers wrapped around a device
+    "ttir.guarded",    # the guard: checks, GuardedAgent, its report
+    "ttir.testing",    # the test model server
+    "experiments",     # the runner, metrics, reports, tuning
+    "ttir.cli",        # the command line
+)
 
 
-def test_the_ttir_bottom_layer_imports_nothing_above_it():
+def _layer(module: str) -> str | None:
+    return next((layer for layer in sorted(LAYERS, key=len, reverse=True)
+                 if module == layer or module.startswith(layer + ".")), None)
+
+
+def test_every_module_has_a_layer():
     mods = _modules()
+    assert not sorted(m for m in mods if m != "ttir" and _layer(m) is None), "modules in no layer"
+
+
+def _upward_imports(mods: dict[str, Path]) -> dict[str, list[str]]:
+    rank = {layer: i for i, layer in enumerate(LAYERS)}
     bad = {}
-    for m in sorted(TTIR_BOTTOM):
-        above = {d for d in _module_imports(m, mods[m], set(mods), lazy=True)
-                 if d not in TTIR_BOTTOM and d not in ("ttir", "prompts") and not d.startswith("prompts.")}
+    for m, path in mods.items():
+        if m == "ttir":
+            continue
+        above = sorted(d for d in _module_imports(m, path, set(mods), lazy=True)
+                       if d != "ttir" and rank[_layer(d)] > rank[_layer(m)])
         if above:
-            bad[m] = sorted(above)
-    assert not bad, f"the bottom layer ({', '.join(sorted(TTIR_BOTTOM))}) imports above itself: {bad}"
+            bad[m] = above
+    return bad
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    """Counting imports inside functions; the one list of layers is LAYERS."""
+    bad = _upward_imports(_modules())
+    assert not bad, f"imports from a layer above (layers, bottom first: {' < '.join(LAYERS)}): {bad}"
+
+
+def test_importing_ttir_loads_only_its_core():
+    mods = _modules()
+    eager = _module_imports("ttir", mods["ttir"], set(mods), lazy=False)
+    assert eager and all(_layer(d) == "ttir.core" for d in eager), eager
+
+
+def test_the_layer_check_fails_on_a_planted_breach(tmp_path):
+    """The check itself can fail: a core module that imports the guard inside a function is caught."""
+    planted = tmp_path / "planted.py"
+    planted.write_text("def f():\n    from ttir.guarded.middleware import GuardedAgent\n", encoding="utf-8")
+    assert _upward_imports({**_modules(), "ttir.core.planted": planted}) == {"ttir.core.planted": ["ttir.guarded",
+                                                                                                  "ttir.guarded.middleware"]}
 
 
 # known breaches, each with why; the list only shrinks

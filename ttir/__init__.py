@@ -2,7 +2,7 @@
 
 ``ttir.guard(agent)`` wraps any agent with Test-Time Introspective Recovery.
 The guard and its config are imported lazily so that ``import ttir`` (and
-``ttir.types``) never pull in the diagnosers.
+``ttir.core.types``) never pull in the diagnosers.
 """
 
 
@@ -14,25 +14,25 @@ _logger.disable(__name__)  # a library stays quiet until the application (or `tt
 
 from typing import Any
 
-from ttir.types import Action, Agent, AgentStep, Observation, StepRecord, UIElement, as_agent, set_screenshot_reader
-from ttir.ocr import read_elements as _read_screen_text
+from ttir.core.types import Action, Agent, AgentStep, Observation, StepRecord, UIElement, as_agent, set_screenshot_reader
+from ttir.core.ocr import read_elements as _read_screen_text
 
 set_screenshot_reader(_read_screen_text)  # Observation.from_screenshot reads text with the OCR extra (lazily imported)
 
 __version__ = "0.1.0"
 
 _LAZY = {
-    "GuardedAgent": ("ttir.middleware", "GuardedAgent"),
-    "AsyncGuardedAgent": ("ttir.middleware", "AsyncGuardedAgent"),
-    "TTIRConfig": ("ttir.config", "TTIRConfig"),
-    "Check": ("ttir.checks", "Check"),
-    "default_checks": ("ttir.checks", "default_checks"),
+    "GuardedAgent": ("ttir.guarded.middleware", "GuardedAgent"),
+    "AsyncGuardedAgent": ("ttir.guarded.middleware", "AsyncGuardedAgent"),
+    "TTIRConfig": ("ttir.core.config", "TTIRConfig"),
+    "Check": ("ttir.guarded.checks", "Check"),
+    "default_checks": ("ttir.guarded.checks", "default_checks"),
 }
 
 
 def guard(agent: Any, config: Any = None, vlm: Any = None, checks: Any = None) -> Any:
-    """Wrap ``agent`` with Test-Time Introspective Recovery (see :func:`ttir.middleware.guard`)."""
-    from ttir.middleware import guard as _guard
+    """Wrap ``agent`` with Test-Time Introspective Recovery (see :func:`ttir.guarded.middleware.guard`)."""
+    from ttir.guarded.middleware import guard as _guard
 
     return _guard(agent, config=config, vlm=vlm, checks=checks)
 

@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.agents import screen
 from benchmark.plan import PlanStep, act_on, ground
-from ttir.lexicon import label
-from ttir.types import Action, AgentStep, Observation
+from ttir.core.lexicon import label
+from ttir.core.types import Action, AgentStep, Observation
 
 ENTRY_KINDS = ("open_app", "open_shade")
 SYSTEM_PACKAGES = ("com.android.permissioncontroller", "com.android.systemui", "android", "com.android.vending",
@@ -233,7 +233,7 @@ class PlannerAgent:
         engage = screen.engage_buttons(obs)
         if engage:
             return self._tap(engage[0], f"This seems to be part of the task: {label(engage[0])}.", f'Tap "{label(engage[0])}"')
-        from ttir.lexicon import role_of
+        from ttir.core.lexicon import role_of
 
         forward = [e for e in reversed(screen.buttons(obs)) if role_of(e) == "neutral" and e.class_name.endswith("Button")
                    and e.package not in ("com.android.systemui", "com.google.android.inputmethod.latin")]

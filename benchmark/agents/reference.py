@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from benchmark.plan import PlanStep, ground
-from ttir.types import Action, AgentStep, Observation
+from ttir.core.types import Action, AgentStep, Observation
 
 MAX_REVEAL_SCROLLS = 6
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from benchmark.agents import screen
-from ttir.types import Action, AgentStep, Observation
+from ttir.core.types import Action, AgentStep, Observation
 
 
 _RECORDED: dict[tuple[str, str, int], tuple[list[AgentStep], list[bool]]] = {}

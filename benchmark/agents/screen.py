@@ -8,9 +8,9 @@ from typing import Optional
 
 from benchmark.plan import KEYBOARD_PACKAGE_HINT as KEYBOARD_HINT
 from benchmark.plan import Target
-from ttir.lexicon import dismiss_rank, label, loading_words, role_of
-from ttir.obs_cache import ObservationCache
-from ttir.types import Observation, UIElement
+from ttir.core.lexicon import dismiss_rank, label, loading_words, role_of
+from ttir.core.obs_cache import ObservationCache
+from ttir.core.types import Observation, UIElement
 
 SYSTEM_PROCESSES = ("System UI", "Process system")  # how the ANR dialog names them
 

@@ -9,8 +9,8 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import prompts
-from ttir.describe import describe_history, describe_screens
-from ttir.types import Action, AgentStep, Observation, StepRecord
+from ttir.core.describe import describe_history, describe_screens
+from ttir.core.types import Action, AgentStep, Observation, StepRecord
 
 
 class AgentReply(BaseModel):
@@ -60,8 +60,8 @@ class VLMAgent:
     def __init__(self, client: Any = None, *, prompt: str = "agent", history: int = 8, include_tree: bool = True,
                  **vlm_settings: Any):
         if client is None:
-            from ttir.config import VLMConfig
-            from ttir.vlm import VLMClient
+            from ttir.core.config import VLMConfig
+            from ttir.model.client import VLMClient
 
             client = VLMClient(VLMConfig(**vlm_settings))
         self.client = client
@@ -118,8 +118,8 @@ class VLMAgent:
         return int(getattr(getattr(self.client, "config", None), "reasks_per_step", 1))
 
     def step(self, obs: Observation) -> AgentStep:
-        from ttir.deadline import model_deadline
-        from ttir.vlm import VLMBadReply
+        from ttir.model.deadline import model_deadline
+        from ttir.model.client import VLMBadReply
 
         try:
             with model_deadline(None, reasks=self._reasks()):  # a bad reply is asked again once per step
@@ -133,8 +133,8 @@ class AsyncVLMAgent(VLMAgent):
     """The same agent with ``async def step`` (for event-loop deployments and the async guard)."""
 
     async def step(self, obs: Observation) -> AgentStep:  # type: ignore[override]
-        from ttir.deadline import model_deadline
-        from ttir.vlm import VLMBadReply
+        from ttir.model.deadline import model_deadline
+        from ttir.model.client import VLMBadReply
 
         try:
             with model_deadline(None, reasks=self._reasks()):

@@ -47,8 +47,8 @@ from benchmark.devices.adb_settings import (
 )
 from benchmark.devices.adb_transport import AdbShell, connect
 from benchmark.tree_fallback import SETTLE_SECONDS, TreeProblem, TreeRead, observe_tree
-from ttir.dump import DumpError
-from ttir.types import Action, Observation
+from ttir.core.dump import DumpError
+from ttir.core.types import Action, Observation
 
 DUMP_ATTEMPTS = 3  # `uiautomator dump` fails transiently while the screen animates
 

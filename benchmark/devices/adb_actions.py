@@ -14,7 +14,7 @@ from typing import Callable, Optional, Sequence, Union
 
 from benchmark.device import SCROLL_FRACTION, ActionError
 from benchmark.devices import adb_commands as cmd
-from ttir.types import Action, UIElement
+from ttir.core.types import Action, UIElement
 
 FOCUS_PAUSE_SECONDS = 0.4  # after tapping a field, before typing: the keyboard has to come up
 

@@ -8,7 +8,7 @@ from typing import Mapping, Optional, Sequence, Union
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from benchmark.devices.adb_commands import check_component, check_package
-from ttir.validation import load_yaml_file
+from ttir.core.validation import load_yaml_file
 
 DEFAULT_TABLE = Path(__file__).with_name("adb_apps.yaml")
 

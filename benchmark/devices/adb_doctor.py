@@ -12,7 +12,7 @@ from typing import Any, Iterator, Optional, Union
 
 from benchmark.device import DeviceError, DeviceSettings, SETTING_NAMES
 from benchmark.devices.adb_parse import command_failed, parse_setting
-from ttir.doctor_check import DoctorCheck, Status
+from ttir.core.doctor_check import DoctorCheck, Status
 
 CHECKS: dict[str, str] = {
     "adb server": "an adb server answers (ttir starts adbutils' bundled adb if none runs)",
@@ -146,7 +146,7 @@ def _timed(fn: Any) -> tuple[Any, float]:
 
 
 def _device_checks(device: Any, knobs: bool) -> Iterator[Check]:
-    from ttir.types import Observation
+    from ttir.core.types import Observation
 
     yield _check("android", "ok" if device.sdk else "warn",
                  f"API level {device.sdk}" if device.sdk else "could not read ro.build.version.sdk")

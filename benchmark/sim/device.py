@@ -30,7 +30,7 @@ from benchmark.ui.metrics import Metrics
 from benchmark.ui.render import Painter, draw_toast, slider_track, wallpaper
 from benchmark.ui.theme import palette
 from benchmark.ui.widgets import Screen, Widget
-from ttir.types import TOUCH_TYPES, Action, Observation, UIElement
+from ttir.core.types import TOUCH_TYPES, Action, Observation, UIElement
 
 BASE_SIZE = (1080, 2400)
 BASE_DPI = 420

@@ -9,7 +9,7 @@ import importlib
 import pkgutil
 
 from benchmark.tasks.base import TASKS, Task, instance_seed
-from ttir.errors import unknown_name
+from ttir.core.errors import unknown_name
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if not _info.name.startswith("_") and _info.name != "base":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from benchmark.ui.layout import Node
-from ttir.types import UIElement
+from ttir.core.types import UIElement
 
 # containers that always appear in the dump even without an id or handler
 _ALWAYS = {"scroll", "top_bar", "card", "web", "grid"}

@@ -2,14 +2,14 @@
 
 Histories repeat the same observations step after step, so features (thumbnail,
 perceptual hash, tree signature, overlay candidates) are computed once per
-observation object (see :class:`ttir.obs_cache.ObservationCache`).
+observation object (see :class:`ttir.core.obs_cache.ObservationCache`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, TypeVar
 
-from ttir.obs_cache import MAX_ENTRIES, ObservationCache
+from ttir.core.obs_cache import MAX_ENTRIES, ObservationCache
 
 __all__ = ["CACHE", "MAX_ENTRIES", "ObservationCache", "cached"]
 

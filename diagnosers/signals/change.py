@@ -11,7 +11,7 @@ from typing import Optional
 from diagnosers.signals import image
 from diagnosers.signals.cache import CACHE
 from diagnosers.signals.tree import foreground_package, screen_tree, tree_similarity
-from ttir.types import Bounds, Observation
+from ttir.core.types import Bounds, Observation
 
 
 @dataclass

@@ -16,7 +16,7 @@ from diagnosers.signals.overlays import overlay_candidates, score_text
 from diagnosers.signals.system import is_app_package, is_launcher, knowledge, package_tokens
 from diagnosers.signals.text import content_words, normalize, stem
 from diagnosers.signals.tree import foreground_package, screen_tree
-from ttir.types import Observation
+from ttir.core.types import Observation
 
 if TYPE_CHECKING:  # pragma: no cover
     from diagnosers.base import DiagnosisContext

@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from ttir.validation import load_yaml_mapping
+from ttir.core.validation import load_yaml_mapping
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 

@@ -9,7 +9,7 @@ from typing import Optional
 from diagnosers.signals.system import short_id
 from diagnosers.signals.text import contains_phrase, normalize, text_landed
 from diagnosers.signals.tree import screen_tree
-from ttir.types import Observation, UIElement
+from ttir.core.types import Observation, UIElement
 
 _GENERIC_NAMES = {"text", "edit", "edittext", "input", "field", "value", "search src text"}
 

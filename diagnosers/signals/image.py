@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image
 
 from diagnosers.signals.cache import cached
-from ttir.types import Bounds, Observation
+from ttir.core.types import Bounds, Observation
 
 THUMB_LONG_SIDE = 200
 SAMPLE_STRIDE = 4

@@ -1,6 +1,6 @@
 """The interruption lexicon (``data/interruption/<language>.yaml``, or a user's file): term
 weights for scoring overlay text. Button roles are not here: they are the one
-shared vocabulary of :mod:`ttir.lexicon` (``ttir/data/roles``)."""
+shared vocabulary of :mod:`ttir.core.lexicon` (``ttir/core/data/roles``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Optional
 
 from diagnosers.signals.data import DATA_DIR, load_yaml
 from diagnosers.signals.text import normalize
-from ttir.lexicon import CJK, term_pattern, vocabulary
+from ttir.core.lexicon import CJK, term_pattern, vocabulary
 
 
 def flat(text: str) -> str:
@@ -29,7 +29,7 @@ class Lexicon:
         extra = sorted(set(data) - {"terms"})
         if extra:
             raise ValueError(f"{source}: unknown key(s) {', '.join(extra)}; a lexicon file holds only 'terms' "
-                             "(button roles are one shared vocabulary: ttir/data/roles)")
+                             "(button roles are one shared vocabulary: ttir/core/data/roles)")
         self.source = source
         self.terms: dict[str, float] = {}
         for phrase, weight in terms.items():

@@ -21,8 +21,8 @@ from diagnosers.signals.lexicon import Lexicon
 from diagnosers.signals.system import (interrupter_kind, is_app_package, is_launcher, is_systemui, knowledge, package_of,
                                       short_id)
 from diagnosers.signals.tree import ScreenTree, foreground_package, screen_tree
-from ttir.lexicon import norm, resolve_roles, vocabulary
-from ttir.types import Bounds, Observation, UIElement
+from ttir.core.lexicon import norm, resolve_roles, vocabulary
+from ttir.core.types import Bounds, Observation, UIElement
 
 # structural evidence (added to the lexicon score; see InterferenceConfig.min_score)
 W_SYSTEM_SIGNATURE = 0.7  # permission controller / "isn't responding" ids

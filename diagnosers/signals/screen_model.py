@@ -47,7 +47,7 @@ import numpy as np
 
 from diagnosers.signals.text import content_words
 from diagnosers.signals.tree import screen_tree
-from ttir.types import Observation
+from ttir.core.types import Observation
 
 FEATURE_VERSION = 1  # bump when screen_features changes: a model file of another version is refused
 HASH_BITS = 18

@@ -1,7 +1,7 @@
 """The text of a screen without a usable UI tree, and what a rule could read of a screen.
 
 A device that gets no tree (a failed ``uiautomator dump``, a bare window root) observes
-the screenshot with its text read by OCR (``source="ocr"``, :mod:`ttir.ocr`); a bare
+the screenshot with its text read by OCR (``source="ocr"``, :mod:`ttir.core.ocr`); a bare
 dump handed to the guard directly is read here, when the ``ttir[ocr]`` extra is
 installed. Either way the lines are elements with text and bounds, and nothing else.
 """
@@ -15,8 +15,8 @@ from loguru import logger
 from diagnosers.signals.cache import cached
 from diagnosers.signals.text import normalize
 from diagnosers.signals.tree import screen_tree
-from ttir import ocr
-from ttir.types import Observation, UIElement
+from ttir.core import ocr
+from ttir.core.types import Observation, UIElement
 
 STATUS_BAND = 0.045  # the top share of the screen the status bar takes (its clock is no text of the app)
 NAV_BAND = 0.95  # lines starting below this share of the height are the navigation bar's (its glyphs)

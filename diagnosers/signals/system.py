@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Optional
 
 from diagnosers.signals.data import builtin, lower_set
-from ttir.lexicon import loading_words, norm
+from ttir.core.lexicon import loading_words, norm
 
 
 class SystemKnowledge:
@@ -30,7 +30,7 @@ class SystemKnowledge:
         self.scrim_ids = lower_set(data.get("scrim_ids"))
         self.heads_up_ids = lower_set(data.get("heads_up_ids"))
         self.progress_classes = lower_set(data.get("progress_classes"))
-        self.progress_words = frozenset(loading_words())  # ttir/data/loading.yaml: one list for everyone
+        self.progress_words = frozenset(loading_words())  # ttir/core/data/loading.yaml: one list for everyone
         self.home_goal_words = lower_set(data.get("home_goal_words"))
         self.shade_goal_words = lower_set(data.get("shade_goal_words"))
         self.ad_activity_hints = lower_set(data.get("ad_activity_hints"))

@@ -28,8 +28,8 @@ from diagnosers.signals.image import Thumb, region_mean, thumb
 from diagnosers.signals.overlays import W_DIALOG, W_FORWARD, W_GATE_SHAPE, W_HEADS_UP, Button, Candidate, gates
 from diagnosers.signals.screen_text import content_lines, line_texts
 from diagnosers.signals.text import normalize
-from ttir.lexicon import norm, vocabulary
-from ttir.types import Bounds, Observation, UIElement
+from ttir.core.lexicon import norm, vocabulary
+from ttir.core.types import Bounds, Observation, UIElement
 
 W_DIMMED_BACKDROP = 0.25  # the card's surroundings are dimmed: a modal scrim (in a dump it is one node among many)
 W_BANNER_STAMP = 0.15  # the banner's first line ends in a notification time stamp ("now", "2m", "10:32")

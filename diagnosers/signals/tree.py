@@ -14,7 +14,7 @@ from typing import Optional
 
 from diagnosers.signals.cache import cached
 from diagnosers.signals.system import is_ime, is_systemui, knowledge, package_of, short_id
-from ttir.types import Observation, UIElement
+from ttir.core.types import Observation, UIElement
 
 NodeKey = tuple
 

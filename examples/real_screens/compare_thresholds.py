@@ -17,7 +17,7 @@ import argparse
 
 from experiments.real_screens.corpus import load_corpus
 from experiments.real_screens.evaluate import evaluate, summarize
-from ttir.config import TTIRConfig
+from ttir.core.config import TTIRConfig
 
 RULES_ALONE = {"interference.screen_model": False}
 SETTINGS = {"default (0.6)": RULES_ALONE, "stricter (0.7)": {**RULES_ALONE, "interference.min_score": 0.7},

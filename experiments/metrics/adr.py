@@ -68,7 +68,7 @@ def _element_identity(el: Any) -> Optional[str]:
 
 
 def _from_xml(xml_path: Path, action: dict[str, Any]) -> Optional[str]:
-    from ttir.types import Observation
+    from ttir.core.types import Observation
 
     try:
         obs = Observation.from_xml(xml_path.read_text(encoding="utf-8"))

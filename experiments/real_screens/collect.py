@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from experiments.real_screens.reserved import Reserved, load_reserved, rejection
-from ttir.dump import text_encoding
+from ttir.core.dump import text_encoding
 
 CORPUS_DIR = Path(__file__).resolve().parent
 SUFFIXES = (".xml", ".uix", ".txt", ".html", ".source", "")

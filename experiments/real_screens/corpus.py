@@ -45,7 +45,7 @@ class Screen:
     def observation(self) -> Any:
         """The parsed screen; the foreground is the task's app (what ``dumpsys activity``
         reports as resumed under a dialog)."""
-        from ttir.types import Observation
+        from ttir.core.types import Observation
 
         return Observation.from_xml(self.data, foreground=self.label.task_app or None)
 

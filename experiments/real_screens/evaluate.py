@@ -20,9 +20,9 @@ from typing import Any, Optional
 from experiments.metrics.intervals import LEVEL, RESAMPLES, cluster_interval
 from experiments.real_screens.corpus import Screen
 from experiments.real_screens.oracle import ORACLE_TIER, LabelOracle, oracle_overrides
-from ttir.config import TTIRConfig
-from ttir.dump import DumpError
-from ttir.types import Action, AgentStep, Observation
+from ttir.core.config import TTIRConfig
+from ttir.core.dump import DumpError
+from ttir.core.types import Action, AgentStep, Observation
 
 RULES_ALONE_TIER = "rules_alone"  # the rule tier with the screen model switched off, measured beside the free tier
 ACTION_CLASSES = ("dismiss", "engage", "destructive", "back", "other", "wait", "none")
@@ -153,8 +153,8 @@ def evaluate_screen(screen: Screen, config: TTIRConfig, tiers: list[str], judge:
     the interference diagnoser in ``oracle_mode`` with the label as its model."""
     from diagnosers import DiagnosisContext, InterferenceDiagnoser
     from diagnosers.vlm_judge import VLMJudge
-    from ttir.config import DIAGNOSERS
-    from ttir.middleware import guard
+    from ttir.core.config import DIAGNOSERS
+    from ttir.guarded.middleware import guard
 
     lab = screen.label
     res = ScreenResult(id=screen.id, repo=screen.repo, split=screen.split, category=lab.category, kind=lab.kind,

@@ -14,13 +14,13 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from diagnosers.judgment import Judgment
-from ttir.vlm import CallUsage, VLMResult
+from ttir.model.client import CallUsage, VLMResult
 
 ORACLE_TIER = "oracle"
 
 
 class LabelOracle:
-    """A stand-in for :class:`ttir.vlm.VLMClient` that answers from one screen's label."""
+    """A stand-in for :class:`ttir.model.client.VLMClient` that answers from one screen's label."""
 
     sends_images = False  # it reads no prompt: the label is the answer
 

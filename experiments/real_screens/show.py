@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Optional
 
-from ttir.dump import text_encoding
+from ttir.core.dump import text_encoding
 
 TEXT_CLIP = 90
 

@@ -59,7 +59,7 @@ MAX_BAD_PICKS = 0.005  # out-of-fold share of overlays whose picked control of n
 def rule_view(screen: Screen, obs: Any) -> dict[str, Any]:
     """The rule tier's finding on a screen (no screen model), as the features read it."""
     from diagnosers import DiagnosisContext, InterferenceDiagnoser
-    from ttir.config import TTIRConfig
+    from ttir.core.config import TTIRConfig
 
     cfg = TTIRConfig().override({"interference.screen_model": False}).interference
     f = InterferenceDiagnoser(cfg, mode="rules").diagnose(DiagnosisContext(goal=screen.label.goal, observation=obs,
@@ -74,8 +74,8 @@ def control_dataset(screens: list[Screen]) -> tuple[list[ScreenFeatures], np.nda
     vocabulary gives it."""
     from diagnosers import DiagnosisContext, InterferenceDiagnoser
     from experiments.real_screens.evaluate import _names, _norm
-    from ttir.config import TTIRConfig
-    from ttir.dump import DumpError
+    from ttir.core.config import TTIRConfig
+    from ttir.core.dump import DumpError
 
     cfg = TTIRConfig().override({"interference.screen_model": False}).interference
     d = InterferenceDiagnoser(cfg, mode="rules")
@@ -138,7 +138,7 @@ def control_thresholds(p: np.ndarray, y: np.ndarray, bad: np.ndarray, owner: lis
 
 def dataset(screens: list[Screen], progress: bool = False) -> tuple[list[ScreenFeatures], np.ndarray, list[Screen]]:
     """Features and targets (1: interference) of the readable screens."""
-    from ttir.dump import DumpError
+    from ttir.core.dump import DumpError
 
     feats, ys, kept = [], [], []
     items: Any = screens

@@ -24,9 +24,9 @@ from diagnosers import DIAGNOSER_CLASSES, DiagnosisContext, Diagnoser, Finding
 from diagnosers.signals.cache import CACHE
 from experiments.tune.loader import ObservationLoader, is_claim
 from experiments.tune.schema import HistoryEntry, StepRow, dataset_file, read_rows
-from ttir.config import DIAGNOSERS, TTIRConfig
-from ttir.config import TIERS as ALL_TIERS
-from ttir.middleware import HISTORY_LIMIT  # the steps of history the live guard keeps
+from ttir.core.config import DIAGNOSERS, TTIRConfig
+from ttir.core.config import TIERS as ALL_TIERS
+from ttir.guarded.middleware import HISTORY_LIMIT  # the steps of history the live guard keeps
 
 TIERS = tuple(t for t in ALL_TIERS if t != "off")
 

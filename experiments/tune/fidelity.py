@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from ttir.types import AgentStep, Observation, StepRecord, as_agent, as_step
+from ttir.core.types import AgentStep, Observation, StepRecord, as_agent, as_step
 
 
 class Shadow:
@@ -103,7 +103,7 @@ def run(spec_path: str, n: int, out: Path, seed: int = 0) -> dict[str, Any]:
 
 
 def _config() -> Any:
-    from ttir.config import TTIRConfig
+    from ttir.core.config import TTIRConfig
 
     return TTIRConfig()
 

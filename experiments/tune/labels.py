@@ -72,7 +72,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ttir.types import swipe_direction
+from ttir.core.types import swipe_direction
 
 LOOP_REPEATS = 3
 SAME_POINT_PX = 24

@@ -17,7 +17,7 @@ from PIL import Image
 
 from diagnosers.base import DiagnosisContext
 from experiments.tune.schema import HistoryEntry, ObservationRef, StepRow
-from ttir.types import Action, AgentStep, Observation, StepRecord
+from ttir.core.types import Action, AgentStep, Observation, StepRecord
 
 CACHE_SIZE = 80  # > the guard's 64-step history + 1; each screenshot is held at screen size (~8 MB)
 

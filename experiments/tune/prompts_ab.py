@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from experiments.tune.evaluate import Variant, evaluate_dataset, summarise
-from ttir.config import TTIRConfig, env_vlm_settings
+from ttir.core.config import TTIRConfig, env_vlm_settings
 
 
 def endpoint_configured(config: TTIRConfig) -> bool:
@@ -36,7 +36,7 @@ def compare(dataset: Path | str, prompt_paths: list[str], *, config: Optional[TT
     """The eval report with one ``vlm[<prompt>]`` variant per prompt (and ``rules``)."""
     import prompts as prompt_files
     from diagnosers.vlm_judge import VLMJudge
-    from ttir.vlm import VLMClient
+    from ttir.model.client import VLMClient
 
     config = config or TTIRConfig()
     if len(prompt_paths) < 1:

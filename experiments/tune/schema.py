@@ -38,8 +38,8 @@ from typing import Any, Iterator, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ttir.types import Action
-from ttir.validation import error_lines
+from ttir.core.types import Action
+from ttir.core.validation import error_lines
 
 
 class ObservationRef(BaseModel):

@@ -22,7 +22,7 @@ import yaml
 
 from experiments.tune.evaluate import Variant, evaluate_dataset
 from experiments.tune.metrics import score_outcomes
-from ttir.config import DIAGNOSERS, TTIRConfig
+from ttir.core.config import DIAGNOSERS, TTIRConfig
 
 
 def parse_param(text: str) -> tuple[str, list[Any]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-from ttir.config import DIAGNOSERS
+from ttir.core.config import DIAGNOSERS
 
 
 def _f(v: Any, digits: int = 3) -> str:

@@ -42,7 +42,7 @@ from typing import Any, Optional
 
 from loguru import logger
 
-from ttir.types import Action, Observation, UIElement
+from ttir.core.types import Action, Observation, UIElement
 
 TRUTH_VERSION = 3
 TRANSIENT_KINDS = ("loading", "frozen", "skeleton")  # screen states, not interruptions to dismiss

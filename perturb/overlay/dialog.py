@@ -21,7 +21,7 @@ from perturb.overlay.geometry import Geometry
 from perturb.overlay.layer import TOUCH, Layer, inside, touch_point
 from perturb.overlay.spec import BackBehaviour, ButtonSpec, FlowSpec, PageSpec, Style
 from perturb.overlay.tree import app_window, flatten, forest, window_insert_index
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
-from ttir.types import Action
+from ttir.core.types import Action
 
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext

@@ -12,7 +12,7 @@ from PIL import ImageStat
 from benchmark.ui import tokens
 from benchmark.ui.layout import Box
 from benchmark.ui.metrics import Metrics
-from ttir.types import Observation
+from ttir.core.types import Observation
 
 SYSTEMUI = "com.android.systemui"
 PHONE_WIDTH_DP = 411.0  # a typical phone's short side, to estimate density when the device cannot say

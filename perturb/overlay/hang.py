@@ -17,7 +17,7 @@ from perturb.overlay.geometry import Geometry
 from perturb.overlay.layer import Layer
 from perturb.overlay.screens import APP_INPUT
 from perturb.overlay.spec import ButtonSpec
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext

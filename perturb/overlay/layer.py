@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from PIL import Image
 
 from perturb.overlay.geometry import Geometry
-from ttir.types import TOUCH_TYPES, Action, Observation
+from ttir.core.types import TOUCH_TYPES, Action, Observation
 
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext

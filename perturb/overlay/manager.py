@@ -13,8 +13,8 @@ from PIL import Image
 
 from perturb.overlay.geometry import geometry
 from perturb.overlay.layer import Layer
-from ttir.ocr import screenshot_observation
-from ttir.types import Action, Observation
+from ttir.core.ocr import screenshot_observation
+from ttir.core.types import Action, Observation
 
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext

@@ -20,7 +20,7 @@ from perturb.overlay.cardlayout import lay_card, paint_card
 from perturb.overlay.geometry import Geometry
 from perturb.overlay.layer import TOUCH, Layer, inside, touch_point
 from perturb.overlay.tree import TNode, app_window, flatten, forest, prune
-from ttir.types import Action, Observation, UIElement
+from ttir.core.types import Action, Observation, UIElement
 
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext

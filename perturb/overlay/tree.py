@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from perturb.overlay.geometry import BAR_SHARE, SYSTEMUI
-from ttir.types import UIElement
+from ttir.core.types import UIElement
 
 
 @dataclass(eq=False)

@@ -22,7 +22,7 @@ from perturb.base import Magnitude
 from perturb.device import PerturbationContext
 from perturb.traps.base import Trap, action_point, describe_element, shown
 from perturb.traps.lexicon import antonym, dictionary_words, wrong_text
-from ttir.types import TOUCH_TYPES, Action, Observation, UIElement
+from ttir.core.types import TOUCH_TYPES, Action, Observation, UIElement
 
 
 def _with(action: Action, **changes: Any) -> Action:

@@ -16,7 +16,7 @@ from typing import Any, Callable, ClassVar, Optional
 from perturb.base import Layer, Perturbation
 from perturb.device import PerturbationContext
 from perturb.traps.lexicon import launcher_packages
-from ttir.types import Action, Observation, UIElement
+from ttir.core.types import Action, Observation, UIElement
 
 
 class Trap(Perturbation):

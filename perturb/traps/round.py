@@ -19,7 +19,7 @@ from perturb.action import DEVICE_ACTIONS
 from perturb.base import Magnitude
 from perturb.device import PerturbationContext
 from perturb.traps.base import Trap, on_home_screen
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 KEYEVENTS = {"home": ("navigate_home", "KEYCODE_HOME"), "app_switch": ("app_switch", "KEYCODE_APP_SWITCH"),
              "back": ("navigate_back", "KEYCODE_BACK")}

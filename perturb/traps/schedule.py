@@ -29,7 +29,7 @@ from pydantic import Field, model_validator
 from perturb.base import Magnitude, Params, Perturbation
 from perturb.device import PerturbationContext
 from perturb.timing import Persistence, Timing
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 ANTRAP_SEED = 42
 P_TRAP = 0.16

@@ -20,7 +20,7 @@ from perturb.base import Magnitude, Perturbation
 from perturb.device import PerturbationContext
 from perturb.traps import pixels
 from perturb.traps.base import Trap, describe_element, on_home_screen
-from ttir.types import Action, Observation, UIElement
+from ttir.core.types import Action, Observation, UIElement
 
 # AnTrap's four pop-up kinds: runtime permission, modal centre dialog, top banner,
 # full-screen advertisement — as the transition perturbations that draw them.

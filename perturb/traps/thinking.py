@@ -21,7 +21,7 @@ from perturb.device import PerturbationContext
 from perturb.traps import pixels
 from perturb.traps.base import Trap
 from perturb.traps.lexicon import hallucinate
-from ttir.types import Observation, UIElement
+from ttir.core.types import Observation, UIElement
 
 
 class TemporalMagnitude(Magnitude):

@@ -10,7 +10,7 @@ from benchmark.device import ActionError
 from benchmark.devices import adb_commands as cmd
 from benchmark.devices.adb_actions import FOCUS_PAUSE_SECONDS, Pause, Screen, plan
 from benchmark.devices.adb_settings import Display, STATES, knob_commands, write_command
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 SCREEN = Screen((1080, 2400))
 DISPLAY = Display((1080, 2400), 420)

@@ -15,7 +15,7 @@ from tests.support.adb_fake import FIXTURES, FakePhone
 from benchmark.device import ActionError, Device, DeviceError, DeviceSettings
 from benchmark.devices import AdbDevice, adb_cleanup
 from benchmark.devices import adb_commands as cmd
-from ttir.types import Action
+from ttir.core.types import Action
 
 
 @pytest.fixture

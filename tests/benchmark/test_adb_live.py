@@ -16,7 +16,7 @@ from benchmark.device import SETTING_NAMES
 from benchmark.devices import AdbDevice
 from benchmark.devices.adb_doctor import probe_value
 from benchmark.devices.adb_settings import KNOB_STATES, STATES, knob_targets, same_value
-from ttir.types import Action
+from ttir.core.types import Action
 
 SERIAL = os.environ.get("TTIR_ADB_SERIAL")
 pytestmark = pytest.mark.skipif(not SERIAL, reason="set TTIR_ADB_SERIAL to run the real-device smoke test")

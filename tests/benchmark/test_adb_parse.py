@@ -19,7 +19,7 @@ from benchmark.devices.adb_parse import (
     parse_wm_density,
     parse_wm_size,
 )
-from ttir.types import Observation
+from ttir.core.types import Observation
 
 ADB = Path(__file__).resolve().parents[1] / "fixtures" / "adb"
 

@@ -18,7 +18,7 @@ from benchmark import SimDevice
 from benchmark.devices import AdbDevice, adb_cleanup
 from benchmark.devices.adb_parse import parse_setting
 from tests.support.served_support import adb_server, served  # noqa: F401 - fixtures
-from ttir.types import Observation
+from ttir.core.types import Observation
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,7 +92,7 @@ def test_adbdevice_observes_what_the_simulator_shows(device):
     assert obs.foreground == expected.foreground
     assert obs.screenshot.tobytes() == expected.screenshot.tobytes()
     contacts = next(e for e in obs.elements if e.text == "Contacts")
-    from ttir.types import Action
+    from ttir.core.types import Action
 
     device.execute(Action(action_type="click", x=contacts.center[0], y=contacts.center[1]))
     sim.execute(Action(action_type="click", x=contacts.center[0], y=contacts.center[1]))

@@ -15,7 +15,7 @@ from benchmark import SimDevice, make_task
 from benchmark.devices import AdbDevice, adb_cleanup
 from benchmark.devices import adb_commands as cmd
 from benchmark.tree_fallback import SETTLE_SECONDS
-from ttir import ocr
+from ttir.core import ocr
 
 FAILURES = FIXTURES / "adb" / "dump_failures"
 needs_ocr = pytest.mark.skipif(not ocr.available(), reason="needs the ttir[ocr] extra")
@@ -28,7 +28,7 @@ def recorded(name: str) -> str:
 @pytest.fixture(scope="module")
 def screen():
     """A real screenshot with text on it: the simulator's Settings page."""
-    from ttir.types import Action
+    from ttir.core.types import Action
 
     d = SimDevice()
     d.reset(make_task("SystemWifiTurnOn", seed=0))
@@ -148,7 +148,7 @@ def test_a_served_phone_whose_tree_is_lost_through_the_real_adb_server(adb_serve
     from tests.support.served_support import free_port
     from benchmark.devices.adbd import AdbDaemon, ServedPhone
     from perturb import PerturbedDevice, make
-    from ttir.types import Action
+    from ttir.core.types import Action
 
     task = make_task("SystemWifiTurnOn", seed=0)
     phone = ServedPhone(PerturbedDevice(SimDevice(), [make("a11y_tree_empty", read_text=False)], seed=0))

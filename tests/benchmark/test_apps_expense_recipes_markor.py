@@ -14,7 +14,7 @@ from benchmark.apps.expense import ExpenseApp, parse_amount
 from benchmark.apps.markor import EDITOR_ID, NOTEBOOK, note_filename
 from benchmark.apps.recipes import RecipesApp
 from benchmark.plan import T, Target, find
-from ttir.types import Action
+from ttir.core.types import Action
 
 MY_TASKS = [n for n in task_names() if n.startswith(("Expense", "Recipe", "Markor"))]
 

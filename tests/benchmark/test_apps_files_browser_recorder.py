@@ -15,7 +15,7 @@ from benchmark.apps.web import RenderContext, parse, parse_call, render_page, sc
 from benchmark.apps.web.maze import WALL, generate_maze, shortest_path
 from benchmark.plan import PlanStep, T, ground, long_press, open_app, tap
 from benchmark.ui.widgets import Widget
-from ttir.types import Action, Observation, UIElement
+from ttir.core.types import Action, Observation, UIElement
 
 TASK_PAGE = "/sdcard/Download/task.html"
 MY_TASKS = [

@@ -11,7 +11,7 @@ from benchmark import TASKS, SimDevice, make_task
 from benchmark.agents import ReferenceAgent
 from benchmark.apps.clock import ClockApp, fmt_stopwatch, split_timer_input, timer_digits_for
 from benchmark.apps.sms import SmsMessengerApp, same_number
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 SMS = SmsMessengerApp.package
 CLOCK = ClockApp.package

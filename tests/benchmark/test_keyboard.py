@@ -12,7 +12,7 @@ from benchmark.sim.keyboard import IME, suggestions
 from benchmark.ui import tokens
 from diagnosers import DiagnosisContext, InterferenceDiagnoser
 from diagnosers.signals.tree import screen_tree
-from ttir.types import Action, Observation, UIElement
+from ttir.core.types import Action, Observation, UIElement
 
 DP = 420 / 160
 

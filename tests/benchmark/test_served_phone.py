@@ -23,7 +23,7 @@ from benchmark.devices.adb_parse import (
 from benchmark.devices.adbd import ServedPhone
 from benchmark.devices.adbd.sh import ShellSyntaxError, parse
 from benchmark.devices.adbd.sync import SyncError, SyncQuit, SyncSession
-from ttir.types import Observation
+from ttir.core.types import Observation
 
 
 @pytest.fixture
@@ -288,7 +288,7 @@ def test_typing_over_adb_matches_typing_in_one_action():
     with its new text, exactly as when the simulator types in one action (font 1.35: the
     suggestion strip's height moves the form when the text arrives)."""
     from benchmark.devices.adb_actions import Pause, Screen, plan
-    from ttir.types import Action
+    from ttir.core.types import Action
 
     task = make_task("ContactsAddContact")
     sim, phone = SimDevice(), ServedPhone(SimDevice())

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from benchmark import ActionError, SimDevice, make_task
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 
 def _open_contacts_form(d: SimDevice) -> Observation:

@@ -12,7 +12,7 @@ import perturb
 from benchmark import SimDevice, make_task
 from benchmark.ui import tokens
 from benchmark.ui.metrics import wrap
-from ttir.types import Action, Observation, UIElement
+from ttir.core.types import Action, Observation, UIElement
 
 DP = 420 / 160  # px per dp on the default 1080x2400 phone
 

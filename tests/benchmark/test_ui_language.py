@@ -15,7 +15,7 @@ from benchmark import SimDevice, make_task, run_episode, task_names
 from benchmark.agents import OracleAgent
 from benchmark.ui import i18n
 from benchmark.ui.metrics import FALLBACK_FONT, UI_FONT
-from ttir.types import Action
+from ttir.core.types import Action
 
 LOCALES = ["es-ES", "de-DE", "zh-CN"]
 

@@ -19,8 +19,8 @@ from tests.support.diagnosers_support import (
     tap,
     with_screenshot,
 )
-from ttir.config import ActionEffectConfig
-from ttir.types import Action
+from ttir.core.config import ActionEffectConfig
+from ttir.core.types import Action
 
 GOAL = "Open the recipe Zucchini Soup in Broccoli."
 PHONE = "+13920741751"
@@ -225,7 +225,7 @@ def test_model_tier_maps_the_judgment_and_the_cascade_asks_only_when_unsure():
 def test_figure_10_on_the_simulator():
     """A coordinate taken from the normal layout lands in Company once the font is smaller."""
     from benchmark import SimDevice, make_task
-    from ttir.types import AgentStep, StepRecord
+    from ttir.core.types import AgentStep, StepRecord
 
     from diagnosers import DiagnosisContext
 

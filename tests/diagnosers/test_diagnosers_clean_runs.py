@@ -16,7 +16,7 @@ from diagnosers import (
     StuckLoopDiagnoser,
     TaskAlignmentDiagnoser,
 )
-from ttir.types import AgentStep, StepRecord
+from ttir.core.types import AgentStep, StepRecord
 
 
 def contexts(name: str):

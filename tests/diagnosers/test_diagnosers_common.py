@@ -23,8 +23,8 @@ from diagnosers import (
 )
 from diagnosers.signals.cache import ObservationCache
 from tests.support.diagnosers_support import FakeJudge, ctx, dump, judgment, rec, screenshot_only, tap, with_screenshot
-from ttir.config import TTIRConfig
-from ttir.types import Observation
+from ttir.core.config import TTIRConfig
+from ttir.core.types import Observation
 
 ALL = [StuckLoopDiagnoser, ActionEffectDiagnoser, InterferenceDiagnoser, TaskAlignmentDiagnoser]
 PACKAGE_DIR = Path(diagnosers.__file__).parent

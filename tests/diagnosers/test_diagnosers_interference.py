@@ -12,8 +12,8 @@ from PIL import Image, ImageDraw
 from diagnosers import InterferenceDiagnoser
 from diagnosers.base import DiagnosisContext
 from tests.support.diagnosers_support import BROCCOLI, FakeJudge, ctx, dump, element, judgment, rec, screenshot_only, tap
-from ttir.config import InterferenceConfig
-from ttir.types import Action, Observation
+from ttir.core.config import InterferenceConfig
+from ttir.core.types import Action, Observation
 
 GOAL = "Delete the recipes Zucchini Soup and Garlic Bread in Broccoli."
 
@@ -184,7 +184,7 @@ def test_a_user_lexicon_replaces_the_builtin_one(tmp_path):
         InterferenceDiagnoser(InterferenceConfig(lexicon_file=str(bad)))
     roles = tmp_path / "roles.yaml"
     roles.write_text("terms: {merge: 0.5}\nbutton_roles: {dismiss: [nope]}\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="ttir/data/roles"):  # one role vocabulary, not one per lexicon
+    with pytest.raises(ValueError, match="ttir/core/data/roles"):  # one role vocabulary, not one per lexicon
         InterferenceDiagnoser(InterferenceConfig(lexicon_file=str(roles)))
 
 
@@ -245,7 +245,7 @@ def test_a_permission_request_is_judged_by_what_it_asks_not_by_the_app_asking():
 def test_a_full_page_paywall_is_a_gate_its_free_version_the_way_past_it():
     """The ad_trial_offer paywall (Close, Start free trial, Continue with ads) had no candidate at all once
     gates needed a wide way on: "Continue with ads" is a paywall's dismiss."""
-    from ttir.lexicon import vocabulary
+    from ttir.core.lexicon import vocabulary
 
     assert vocabulary().phrase_role("Continue with ads") == "dismiss"
     shown = (_first_screen_of("AudioRecorderDeleteRecording", "ad_trial_offer", seed, "Audio Recorder")
@@ -267,7 +267,7 @@ def test_a_full_screen_prompt_with_a_close_in_the_corner_is_no_page_navigated_in
 
 def test_a_star_in_a_goal_term_stands_for_one_word():
     from diagnosers.signals.intents import goal_intents
-    from ttir.lexicon import term_pattern
+    from ttir.core.lexicon import term_pattern
 
     rx = term_pattern("create a * account")
     assert rx.search("create a bookmyjuice account with a phone number")

@@ -18,8 +18,8 @@ from tests.support.diagnosers_support import (
     tap,
     with_screenshot,
 )
-from ttir.config import StuckLoopConfig
-from ttir.types import Action
+from ttir.core.config import StuckLoopConfig
+from ttir.core.types import Action
 
 GOAL = "Open the recipe Garlic Bread in Broccoli."
 SUMMARY = 'Tap "Garlic Bread"'

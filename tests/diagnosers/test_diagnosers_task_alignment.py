@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from diagnosers import TaskAlignmentDiagnoser
 from tests.support.diagnosers_support import BROCCOLI, FakeJudge, complete, ctx, dump, element, judgment, rec, screenshot_only, tap
-from ttir.types import Action
+from ttir.core.types import Action
 
 RECIPE_GOAL = "Delete the recipe Zucchini Soup in Broccoli."
 BRIGHT_GOAL = "Turn brightness to the max value."
@@ -99,7 +99,7 @@ def test_claim_in_an_unrelated_app_is_off_track():
 
 
 def test_claim_check_can_be_turned_off():
-    from ttir.config import TaskAlignmentConfig
+    from ttir.core.config import TaskAlignmentConfig
 
     hist = [rec(dump("home_screen"), Action(action_type="open_app", app_name="Settings"))]
     cfg = TaskAlignmentConfig(check_completion_claims=False)

@@ -10,8 +10,8 @@ from typing import Any, Optional
 from diagnosers import Finding, TaskAlignmentDiagnoser
 from diagnosers.base import DiagnosisContext
 from tests.support.overlay_helpers import find, make_env
-from ttir.middleware import HISTORY_LIMIT
-from ttir.types import Action, AgentStep, Observation, StepRecord
+from ttir.guarded.middleware import HISTORY_LIMIT
+from ttir.core.types import Action, AgentStep, Observation, StepRecord
 
 CONTACT_GOAL = "Create a new contact for Diego Fernandes."
 RECIPE_GOAL = "Add the recipe Zucchini Soup in the Broccoli app."

@@ -11,8 +11,8 @@ from benchmark import SimDevice, make_task
 from diagnosers import ActionEffectDiagnoser, InterferenceDiagnoser, StuckLoopDiagnoser, TaskAlignmentDiagnoser
 from tests.support.diagnosers_support import ctx, dump, rec, tap, with_screenshot
 from perturb import PerturbedDevice, make
-from ttir import ocr
-from ttir.types import Action, AgentStep, Observation, UIElement
+from ttir.core import ocr
+from ttir.core.types import Action, AgentStep, Observation, UIElement
 
 needs_ocr = pytest.mark.skipif(not ocr.available(), reason="needs the ttir[ocr] extra")
 GOAL = "Create a new contact for Diego Fernandes"

@@ -21,7 +21,7 @@ from diagnosers.signals.screen_model import (
 from experiments.real_screens.corpus import load_corpus
 from experiments.real_screens.evaluate import WaitOnlyAgent, classify
 from ttir import TTIRConfig, guard
-from ttir.config import InterferenceConfig
+from ttir.core.config import InterferenceConfig
 
 BY_ID = {s.id: s for s in load_corpus("dev")}
 
@@ -75,7 +75,7 @@ def test_a_model_file_that_cannot_be_read_is_a_clear_error(tmp_path):
 
 
 def test_the_features_are_bounded_on_a_hostile_dump():
-    from ttir.types import Observation, UIElement
+    from ttir.core.types import Observation, UIElement
 
     huge = [UIElement(text="A" * 50_000 + str(i), bounds=(0, i, 10, i + 1), clickable=True, parent=None)
             for i in range(500)]

@@ -8,7 +8,7 @@ import pytest
 
 from experiments.metrics.adr import action_difference_rate, action_tokens, adr_pairs, adr_table, edit_distance
 from tests.support.metrics_support import APP, LAUNCHER, action, click, rec, run_of, step, traj
-from ttir.types import Observation, UIElement
+from ttir.core.types import Observation, UIElement
 
 
 @pytest.mark.parametrize("a, b, d", [("", "", 0), ("abc", "", 3), ("", "ab", 2), ("kitten", "sitting", 3),

@@ -14,7 +14,7 @@ from experiments.real_screens.corpus import CORPUS_DIR, load_corpus, load_splits
 from experiments.real_screens.evaluate import RULES_ALONE_TIER, WaitOnlyAgent, classify, evaluate, summarize, tapped_names
 from experiments.real_screens.reserved import LOCAL_LIST, extra_list, git_blob_id, load_reserved, parse_list
 from ttir import guard
-from ttir.types import Action, AgentStep, Observation, StepRecord
+from ttir.core.types import Action, AgentStep, Observation, StepRecord
 
 SCREENS = load_corpus("all")
 BY_ID = {s.id: s for s in SCREENS}
@@ -268,7 +268,7 @@ def test_the_task_apps_own_hang_is_waited_on_then_closed_and_that_is_told_apart(
 
 def diagnose(s, screen_model=True):
     """The free tier's finding on a screen (rules and screen model; ``screen_model=False``: the rules alone)."""
-    from ttir.config import InterferenceConfig
+    from ttir.core.config import InterferenceConfig
 
     d = InterferenceDiagnoser(InterferenceConfig(screen_model=screen_model))
     return d.diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
@@ -325,9 +325,9 @@ def test_a_lone_ok_that_means_agree_is_not_tapped():
 
 def cascade_step(screen, vlm_server, mode="cascade"):
     from ttir import TTIRConfig
-    from ttir.config import DIAGNOSERS
+    from ttir.core.config import DIAGNOSERS
     from ttir.testing import Reply
-    from ttir.vlm import VLMClient
+    from ttir.model.client import VLMClient
 
     says_interference = {"repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes",
                          "interference_present": True, "task_alignment": "on_track", "reason": "a pop-up"}
@@ -348,7 +348,7 @@ def test_a_model_does_not_overrule_a_permission_the_goal_needs(screen_id, vlm_se
     assert vlm_server.completions(), "the rules are unsure here: the cascade asks the model"
     assert source == "agent" and classify(s, obs, step, source) == "none"  # Deny would break the task
     from diagnosers.vlm_judge import VLMJudge
-    from ttir.vlm import VLMClient
+    from ttir.model.client import VLMClient
 
     d = InterferenceDiagnoser(mode="cascade", judge=VLMJudge(VLMClient(vlm_server.config(max_retries=0))))
     f = d.diagnose(DiagnosisContext(goal=s.label.goal, observation=obs, history=[]))
@@ -405,8 +405,8 @@ def test_a_bare_page_the_rules_cannot_tell_is_uncertain_and_the_cascade_asks_the
     _, _, source = first_guarded_step(s, screen_model=False)
     assert source == "agent"  # the rule tier does not act on uncertain
     from ttir import TTIRConfig
-    from ttir.config import DIAGNOSERS
-    from ttir.vlm import VLMClient
+    from ttir.core.config import DIAGNOSERS
+    from ttir.model.client import VLMClient
 
     judge = _judge(vlm_server, interference=True)
     cfg = TTIRConfig().override({**{f"{d}.mode": "cascade" for d in DIAGNOSERS}, "cascade.probe": False,
@@ -437,7 +437,7 @@ def test_a_model_only_verdict_of_no_interference_is_the_verdict(vlm_server):
 def _judge(vlm_server, interference):
     from diagnosers.vlm_judge import VLMJudge
     from ttir.testing import Reply
-    from ttir.vlm import VLMClient
+    from ttir.model.client import VLMClient
 
     vlm_server.responder = lambda request: Reply.json({
         "repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes",
@@ -693,9 +693,9 @@ def test_a_model_that_calls_a_home_screen_interference_is_not_acted_on(probe_ans
     a plain home screen. One that says "interference" there too (SmolLM2-135M does) is held
     as uncertain; one that tells them apart decides as before."""
     from ttir import TTIRConfig
-    from ttir.config import DIAGNOSERS
+    from ttir.core.config import DIAGNOSERS
     from ttir.testing import Reply
-    from ttir.vlm import VLMClient
+    from ttir.model.client import VLMClient
 
     def reply(request):
         probed = "Create an alarm for 7:00 AM in the Clock app." in request.text
@@ -721,9 +721,9 @@ def test_an_async_guard_probes_off_the_event_loop_and_bills_it_once(vlm_server):
     import asyncio
 
     from ttir import TTIRConfig
-    from ttir.config import DIAGNOSERS
+    from ttir.core.config import DIAGNOSERS
     from ttir.testing import Reply
-    from ttir.vlm import VLMClient
+    from ttir.model.client import VLMClient
 
     vlm_server.responder = lambda request: Reply.json({
         "repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes", "interference_present": True,

@@ -15,7 +15,7 @@ from experiments.store import RunStore
 from experiments.tune.dataset import build
 from experiments.tune.evaluate import Variant, evaluate_dataset, summarise
 from experiments.tune.schema import read_rows
-from ttir.config import TTIRConfig
+from ttir.core.config import TTIRConfig
 
 TASKS = ["SystemWifiTurnOn", "ContactsDeleteContact"]
 pytestmark = pytest.mark.xdist_group("tune_tiny_run")  # one worker runs the tiny run once for all of them

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from diagnosers import ActionEffectDiagnoser, TaskAlignmentDiagnoser
 from tests.support.diagnosers_support import ctx, dump, element, rec, tap
-from ttir.types import Action
+from ttir.core.types import Action
 
 GOAL = "Delete the recipe Zucchini Soup in Broccoli."
 OPEN_BROCCOLI = Action(action_type="open_app", app_name="Broccoli")

@@ -9,7 +9,7 @@ import pytest
 
 from experiments.tune.labels import alignment, effect_of, interference_present, label_episode, problem_label, repeat_failure
 from experiments.tune.truth import describe_layer, hit_test, named_targets, screen_key
-from ttir.types import Observation, UIElement
+from ttir.core.types import Observation, UIElement
 
 APP = "com.example.notes"
 TAP = {"action_type": "click", "x": 100, "y": 200}

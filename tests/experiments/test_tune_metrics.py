@@ -13,7 +13,7 @@ import pytest
 from experiments.tune.evaluate import Variant, evaluate_dataset, summarise
 from experiments.tune.metrics import Confusion, score_outcomes
 from experiments.tune.schema import read_rows
-from ttir.config import TTIRConfig
+from ttir.core.config import TTIRConfig
 
 DUMPS = Path(__file__).resolve().parents[1] / "fixtures" / "dumps"
 

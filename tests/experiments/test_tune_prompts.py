@@ -13,7 +13,7 @@ import pytest
 import prompts
 from experiments.tune.evaluate import Variant, evaluate_dataset, summarise
 from experiments.tune.prompts_ab import compare
-from ttir.config import TTIRConfig
+from ttir.core.config import TTIRConfig
 from ttir.testing.server import RecordedRequest, Reply, VLMTestServer
 
 DUMPS = Path(__file__).resolve().parents[1] / "fixtures" / "dumps"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from experiments.tune.sweep import grids, parse_param, sweep, write_best
-from ttir.config import TTIRConfig
+from ttir.core.config import TTIRConfig
 
 DUMPS = Path(__file__).resolve().parents[1] / "fixtures" / "dumps"
 TAP = {"action_type": "click", "x": 540, "y": 1200}

@@ -13,8 +13,8 @@ import pytest
 import perturb
 from benchmark import SimDevice, make_task
 from perturb import PerturbedDevice, make
-from ttir import ocr
-from ttir.types import Action
+from ttir.core import ocr
+from ttir.core.types import Action
 
 needs_ocr = pytest.mark.skipif(not ocr.available(), reason="needs the ttir[ocr] extra")
 

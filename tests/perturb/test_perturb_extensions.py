@@ -15,7 +15,7 @@ from benchmark.devices import adb_cleanup
 from benchmark.devices.adb import AdbDevice
 from experiments.spec import ExperimentSpec
 from ttir.cli import main
-from ttir.types import Action
+from ttir.core.types import Action
 
 SPECS = Path(__file__).resolve().parents[2] / "experiments" / "specs"
 NEW = ("ui_language", "gesture_navigation")

@@ -17,7 +17,7 @@ from perturb import PerturbedDevice
 from perturb.overlay.content import load_pool, pool_names
 from perturb.overlay.geometry import geometry
 from perturb.overlay.spec import PoolSpec
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 
 def test_every_pool_has_at_least_four_variants():

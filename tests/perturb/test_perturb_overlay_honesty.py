@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.support.overlay_helpers import ALL, act, find, foreign, make_env, open_contacts, raw, tap
-from ttir.types import Observation, UIElement
+from ttir.core.types import Observation, UIElement
 
 APP = "com.google.android.contacts"
 PACKAGES = {"com.android.systemui", "com.android.permissioncontroller", "com.android.vending", "android",

@@ -21,7 +21,7 @@ from experiments.store import record_problem
 from tests.support.overlay_helpers import act, events, find, last, make_env, open_contacts, raw, tap
 from perturb.dump_style import FocusedWindowDump, focused_window
 from perturb.overlay.content import choose_variant, load_pool, pool_names, variants_in
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 DEV = {s.id: s for s in load_corpus("dev")}
 TRANSLATED = ("popup_permission", "rate_dialog", "update_app_sheet", "bottom_sheet_consent", "whats_new_dialog",

@@ -15,7 +15,7 @@ from benchmark.tasks import TASKS
 from perturb import PerturbedDevice, make
 from perturb.traps import pixels
 from perturb.traps.lexicon import launcher_packages
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 DELETE = TASKS["ContactsDeleteContact"].create(seed=1)
 # reference steps: 0 open Contacts, 1 tap the contact, 2 tap the Delete icon, 3 tap "Delete" in the dialog

@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw
 
 from perturb.traps import lexicon, pixels
 from perturb.traps.action import pick_alternative
-from ttir.types import Observation
+from ttir.core.types import Observation
 
 
 def test_dictionary_has_24_pairs_mapping_both_ways():

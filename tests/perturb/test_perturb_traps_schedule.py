@@ -11,7 +11,7 @@ from benchmark import SimDevice
 from benchmark.tasks import TASKS
 from perturb import ANDROIDREALITY, ANTRAP, REGISTRY, PerturbedDevice, make
 from perturb.traps import TrapSchedule, attempt_seed, extended_budget, pixels, trap_events
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 TASK = TASKS["ContactsEditNumber"].create(seed=3)
 TRAPS = {

@@ -12,7 +12,7 @@ from benchmark import SimDevice, run_episode
 from benchmark.tasks import TASKS
 from perturb import PerturbedDevice, make
 from perturb.traps import TrapSchedule, extended_budget, trap_events
-from ttir.types import Action, AgentStep, Observation
+from ttir.core.types import Action, AgentStep, Observation
 
 CONTACTS = "com.google.android.contacts"
 # external interruption is the transition perturbations' pop-ups, whose solvability

@@ -13,7 +13,7 @@ import pytest
 import ttir
 from benchmark import SimDevice, make_task
 from ttir import Action, AgentStep
-from ttir.errors import GuardUsageError, ObservationTypeError
+from ttir.core.errors import GuardUsageError, ObservationTypeError
 
 pytestmark = pytest.mark.reliability
 

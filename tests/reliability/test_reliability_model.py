@@ -22,8 +22,8 @@ from benchmark.agents import PlannerAgent, PlannerParams, ReferenceAgent
 from diagnosers.judgment import Judgment
 from ttir import Action, AgentStep, TTIRConfig
 from ttir.testing import Reply
-from ttir.vlm import VLMBadReply, VLMClient, VLMError
-from ttir.vlm_payload import ReplyParseError, json_candidates, parse_json_reply
+from ttir.model.client import VLMBadReply, VLMClient, VLMError
+from ttir.model.payload import ReplyParseError, json_candidates, parse_json_reply
 
 pytestmark = pytest.mark.reliability
 
@@ -199,7 +199,7 @@ def test_a_long_retry_after_is_not_slept_past_the_deadline(vlm_server):
 
 
 def test_the_deadline_does_not_bound_the_agents_own_calls(vlm_server):
-    from ttir.deadline import model_deadline, paused_deadline, remaining_s
+    from ttir.model.deadline import model_deadline, paused_deadline, remaining_s
 
     with model_deadline(5):
         outer = remaining_s()
@@ -281,8 +281,8 @@ def test_a_trickling_endpoint_cannot_hold_a_step_past_its_deadline(vlm_server, k
 def test_a_burst_of_calls_waits_its_turn_and_the_wait_counts_against_the_deadline(vlm_server):
     """Issue 31, item 1: model calls in flight per endpoint are bounded (vlm.max_concurrent_calls);
     a burst queues, and a call still queued at the step's deadline is not sent nor billed."""
-    from ttir.deadline import model_deadline
-    from ttir.vlm import VLMTimeout
+    from ttir.model.deadline import model_deadline
+    from ttir.model.client import VLMTimeout
 
     vlm_server.responder = lambda request: Reply.slow(0.4, Reply.json(GOOD))
     client = VLMClient(vlm_server.config(max_retries=0, timeout_s=5.0, max_concurrent_calls=2))
@@ -301,7 +301,7 @@ def test_a_burst_of_calls_waits_its_turn_and_the_wait_counts_against_the_deadlin
 
     # every slot taken (as a burst in flight would take them): a call waits until its step's deadline,
     # then gives up unsent and unbilled, sync and async alike
-    from ttir.call_slots import slot
+    from ttir.model.call_slots import slot
     vlm_server.clear()
     with slot(client._slot_key, 2), slot(client._slot_key, 2):
         with pytest.raises(VLMTimeout, match="not sent") as sync_err, model_deadline(0.3):
@@ -396,8 +396,8 @@ def test_the_model_client_goes_through_the_proxy_the_environment_names(vlm_serve
         assert VLMClient(vlm_server.config(max_retries=0)).complete_json("ping")
         assert proxy.requests == 1 and len(vlm_server.completions()) == 1
 
-        from ttir.deadline import model_deadline
-        from ttir.vlm import VLMTimeout
+        from ttir.model.deadline import model_deadline
+        from ttir.model.client import VLMTimeout
 
         vlm_server.responder = lambda request: Reply.trickle(0.25, Reply.json(GOOD))
         client = VLMClient(vlm_server.config(max_retries=0, timeout_s=5.0))

@@ -14,8 +14,8 @@ from benchmark.agents.vlm import VLMAgent
 from diagnosers.base import DiagnosisContext, Finding
 from diagnosers.vlm_judge import RECOVERY_STRATEGIES, RecoveryModel, VLMJudge
 from recoveries.base import RecoveryContext
-from ttir.types import Action, AgentStep, Observation, StepRecord, UIElement
-from ttir.vlm import VLMClient
+from ttir.core.types import Action, AgentStep, Observation, StepRecord, UIElement
+from ttir.model.client import VLMClient
 
 pytestmark = pytest.mark.reliability
 
@@ -120,7 +120,7 @@ def test_untrusted_text_is_fenced_clipped_and_escaped(name, template, text):
 
 
 def test_the_helpers_bound_every_value():
-    from ttir.prompt_data import fence, one_line, quote
+    from ttir.core.prompt_data import fence, one_line, quote
 
     assert one_line("a\n\n## b\t\u2028c", 80) == "a ## b c"
     assert len(one_line("x" * 1000, 60)) == 60

@@ -13,7 +13,7 @@ import pytest
 from tests.support.reliability_support import Raised, bounded, needs_linux, ttir_command
 
 from experiments.spec import ExperimentSpec
-from ttir.config import TTIRConfig
+from ttir.core.config import TTIRConfig
 
 pytestmark = [pytest.mark.reliability, needs_linux]
 

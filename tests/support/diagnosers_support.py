@@ -10,7 +10,7 @@ from typing import Any, Optional
 from PIL import Image, ImageDraw
 
 from diagnosers import Cost, DiagnosisContext, Judgment
-from ttir.types import Action, AgentStep, Observation, StepRecord, UIElement
+from ttir.core.types import Action, AgentStep, Observation, StepRecord, UIElement
 
 DUMPS = Path(__file__).resolve().parents[1] / "fixtures" / "dumps"
 BROCCOLI = "com.flauschcode.broccoli"

@@ -38,8 +38,8 @@ def _arm_parent_death() -> None:
 
 @contextmanager
 def serve_model(folder: Path) -> Iterator[object]:
-    from ttir.config import VLMConfig
-    from ttir.local_model import MODEL_ALIAS, available, base_url
+    from ttir.core.config import VLMConfig
+    from ttir.model.local_model import MODEL_ALIAS, available, base_url
 
     why = available()
     if why is not None:

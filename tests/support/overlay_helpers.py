@@ -10,7 +10,7 @@ from benchmark import SimDevice, make_task
 from benchmark.agents.reference import ReferenceAgent
 from benchmark.plan import find as find_target
 from perturb import PerturbedDevice
-from ttir.types import Action, AgentStep, Observation, UIElement
+from ttir.core.types import Action, AgentStep, Observation, UIElement
 
 TRANSITIONS = (
     "popup_permission", "popup_security", "bottom_sheet_consent", "interstitial_ad", "ad_trial_offer",

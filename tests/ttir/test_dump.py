@@ -9,8 +9,8 @@ from PIL import Image
 
 from tests.support.adb_fake import FakePhone
 from benchmark.devices import AdbDevice, adb_cleanup
-from ttir.dump import MAX_CHARS, MAX_DEPTH, DumpError, parse_dump
-from ttir.types import Observation
+from ttir.core.dump import MAX_CHARS, MAX_DEPTH, DumpError, parse_dump
+from ttir.core.types import Observation
 
 NODE = ('<node index="0" text="{text}" resource-id="{rid}" class="{cls}" package="com.example.notes" '
         'content-desc="" checkable="false" checked="false" clickable="{click}" enabled="true" focusable="false" '

@@ -11,7 +11,7 @@ import ttir
 from benchmark import SimDevice, make_task, run_episode
 from benchmark.agents import ReferenceAgent, ReplayAgent
 from ttir import Action, AgentStep, TTIRConfig
-from ttir.middleware import AsyncGuardedAgent, GuardedAgent
+from ttir.guarded.middleware import AsyncGuardedAgent, GuardedAgent
 
 RULES = TTIRConfig.with_mode("rules")
 
@@ -135,7 +135,7 @@ def test_an_async_guard_books_every_model_call(mode, vlm_server):
     """The async guard makes the step's call off the event loop; its cost is booked like the
     sync guard's (it had been taken and dropped there, leaving async reports at zero calls)."""
     from ttir.testing import Reply
-    from ttir.vlm import VLMClient
+    from ttir.model.client import VLMClient
 
     vlm_server.responder = lambda request: Reply.json({
         "repeat_failure_detected": False, "previous_intended_effect_satisfied": "uncertain",

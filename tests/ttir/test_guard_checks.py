@@ -14,7 +14,7 @@ import pytest
 
 import ttir
 from ttir import Action, AgentStep, Check, Observation, TTIRConfig, UIElement
-from ttir.checks import CheckError
+from ttir.guarded.checks import CheckError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "own_check"
@@ -215,7 +215,7 @@ def test_unknown_names_say_which_was_meant():
     from benchmark.tasks import make_task
     from experiments.spec import ExperimentSpec
     from perturb import make
-    from ttir.errors import ConfigError, TTIRError, UnknownNameError
+    from ttir.core.errors import ConfigError, TTIRError, UnknownNameError
 
     with pytest.raises(UnknownNameError, match="did you mean 'SystemWifiTurnOn'") as task:
         make_task("SystemWifiTurnOnn")

@@ -13,7 +13,7 @@ from diagnosers import InterferenceDiagnoser
 from diagnosers.base import Finding
 from ttir import Action, AgentStep, TTIRConfig
 from ttir.testing import Reply
-from ttir.vlm import VLMClient
+from ttir.model.client import VLMClient
 from tests.support.diagnosers_support import dump
 
 GOOD = {"repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes",

@@ -14,8 +14,8 @@ from benchmark.agents.vlm import VLMAgent
 from diagnosers.judgment import Judgment
 from experiments.model_bench import judge_screens, labelled_screens
 from ttir import StepRecord, TTIRConfig, guard
-from ttir.vlm import VLMClient
-from ttir.vlm_endpoint import forget
+from ttir.model.client import VLMClient
+from ttir.model.endpoint import forget
 
 pytestmark = [pytest.mark.live_model, pytest.mark.xdist_group("live_model")]
 

@@ -1,4 +1,4 @@
-"""ttir.ocr and Observation.from_screenshot on real screenshots the simulator draws
+"""ttir.core.ocr and Observation.from_screenshot on real screenshots the simulator draws
 (Pillow): the text a person reads is found where it is drawn, reads are cached by
 screen content, and without the ttir[ocr] extra the error names it."""
 
@@ -12,8 +12,8 @@ import pytest
 
 from benchmark import SimDevice, make_task
 from diagnosers.signals.text import normalize
-from ttir import ocr
-from ttir.types import Action, Observation
+from ttir.core import ocr
+from ttir.core.types import Action, Observation
 
 pytestmark = pytest.mark.skipif(not ocr.available(), reason="needs the ttir[ocr] extra")
 

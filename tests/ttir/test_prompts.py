@@ -12,7 +12,7 @@ import pytest
 
 import prompts
 from diagnosers.judgment import Judgment
-from ttir.types import Action
+from ttir.core.types import Action
 
 SHIPPED = ["action_space", "agent", "alternative_action", "data_notice", "diagnose", "dismiss_interference",
            "re_orientation", "reask"]

@@ -1,5 +1,5 @@
 """The one vocabulary of control roles, shared by the diagnosers, the recoveries and
-the reference agents (ttir/data/roles)."""
+the reference agents (ttir/core/data/roles)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from diagnosers.signals.lexicon import flat, load_lexicon
-from ttir.lexicon import control_role, norm, resolve_roles, role_of, vocabulary
-from ttir.types import UIElement
+from ttir.core.lexicon import control_role, norm, resolve_roles, role_of, vocabulary
+from ttir.core.types import UIElement
 
 LANGUAGES = ("en", "zh", "es", "pt", "de", "fr", "ja", "ko", "ru", "tr")
 
@@ -20,7 +20,7 @@ def el(text="", rid="", desc=""):
 
 
 def test_every_required_language_has_dismiss_engage_and_destructive_words():
-    folder = resources.files("ttir").joinpath("data/roles")
+    folder = resources.files("ttir.core").joinpath("data/roles")
     for lang in LANGUAGES:
         data = yaml.safe_load(folder.joinpath(f"{lang}.yaml").read_text(encoding="utf-8"))
         assert data["language"] == lang
@@ -29,7 +29,7 @@ def test_every_required_language_has_dismiss_engage_and_destructive_words():
 
 
 def test_a_phrase_has_one_role_across_all_files():
-    folder = resources.files("ttir").joinpath("data/roles")
+    folder = resources.files("ttir.core").joinpath("data/roles")
     seen: dict[str, tuple[str, str]] = {}
     for f in folder.iterdir():
         if not f.name.endswith(".yaml") or f.name == "ids.yaml":
@@ -105,7 +105,7 @@ def test_turkish_dotted_capitals_read_like_the_lower_case_words():
 
 
 def test_remembered_roles_are_the_same_roles_and_the_memory_is_bounded():
-    import ttir.lexicon as lexicon
+    import ttir.core.lexicon as lexicon
 
     v = vocabulary()
     labels = ["Not now", "Weiter mit Google und mehr", "Search settings", "OK", "", "不允许"]

@@ -32,7 +32,7 @@ def test_serve_a_task_with_perturbations_then_stop(adb_server, tmp_path, capsys)
         assert "com.android.settings" in dump and "permissioncontroller" in dump  # the pop-up is in the dump
 
         # a tap on the pop-up's decline button goes to the pop-up, which closes (the app stays)
-        from ttir.types import Observation
+        from ttir.core.types import Observation
 
         obs = Observation.from_xml(dump)
         deny = next(e for e in obs.elements if e.resource_id.endswith("permission_deny_button"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from ttir.types import Action, AgentStep, Observation, UIElement, as_agent, as_step
+from ttir.core.types import Action, AgentStep, Observation, UIElement, as_agent, as_step
 
 
 def test_list_screen_dump_parses(dump):
@@ -119,7 +119,7 @@ def test_agent_adapters():
 
 
 def test_bounds_is_a_tuple_with_its_geometry_in_one_place():
-    from ttir.types import Bounds, UIElement
+    from ttir.core.types import Bounds, UIElement
 
     b = Bounds(100, 200, 300, 260)
     x1, y1, x2, y2 = b  # still unpacks as the 4-tuple every caller knows

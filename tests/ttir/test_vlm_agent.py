@@ -8,7 +8,7 @@ import ttir
 from benchmark import SimDevice, make_task, run_episode
 from benchmark.agents.vlm import AsyncVLMAgent, VLMAgent
 from ttir.testing import Reply
-from ttir.vlm import VLMClient
+from ttir.model.client import VLMClient
 
 
 def test_vlm_agent_plays_a_task_from_model_replies(vlm_server):

@@ -10,7 +10,7 @@ from PIL import Image
 from pydantic import BaseModel
 
 from ttir.testing import Reply
-from ttir.vlm import VLMBadReply, VLMClient, VLMRateLimited, VLMTimeout
+from ttir.model.client import VLMBadReply, VLMClient, VLMRateLimited, VLMTimeout
 
 
 class Verdict(BaseModel):

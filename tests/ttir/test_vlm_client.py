@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from diagnosers.base import Cost
 from ttir.testing import Reply
-from ttir.vlm import (
+from ttir.model.client import (
     VLMBadReply,
     VLMClient,
     VLMHTTPError,
@@ -19,7 +19,7 @@ from ttir.vlm import (
     VLMServerError,
     VLMTimeout,
 )
-from ttir.vlm_payload import decode_data_url
+from ttir.model.payload import decode_data_url
 
 
 class Verdict(BaseModel):
@@ -220,7 +220,7 @@ def test_unknown_override_is_rejected():
 
 
 def test_connection_refused_is_retried_then_typed(vlm_server):
-    from ttir.vlm import VLMConnectionError
+    from ttir.model.client import VLMConnectionError
 
     cfg = vlm_server.config(max_retries=1)
     vlm_server.stop()  # nothing listens on the port any more
@@ -231,7 +231,7 @@ def test_connection_refused_is_retried_then_typed(vlm_server):
 
 
 def test_a_single_image_and_a_whole_ttir_config_are_accepted(vlm_server):
-    from ttir.config import TTIRConfig
+    from ttir.core.config import TTIRConfig
 
     vlm_server.enqueue(Reply.json(GOOD))
     client = VLMClient(TTIRConfig(vlm=vlm_server.config()))

@@ -12,10 +12,10 @@ from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.judgment import Judgment
 from diagnosers.vlm_judge import CACHE_KEY, RecoveryModel, VLMJudge
 from recoveries.base import RecoveryContext
-from ttir.config import CascadeConfig, PromptsConfig, TTIRConfig
+from ttir.core.config import CascadeConfig, PromptsConfig, TTIRConfig
 from ttir.testing import Reply
-from ttir.types import Action, AgentStep, Observation, StepRecord
-from ttir.vlm import VLMBadReply, VLMClient, VLMServerError
+from ttir.core.types import Action, AgentStep, Observation, StepRecord
+from ttir.model.client import VLMBadReply, VLMClient, VLMServerError
 
 JUDGMENT = {"repeat_failure_detected": False, "previous_intended_effect_satisfied": "no",
             "interference_present": True, "task_alignment": "on_track", "reason": "a permission dialog covers the list"}

@@ -9,7 +9,7 @@ import pytest
 from diagnosers.base import DiagnosisContext
 from diagnosers.judgment import Judgment
 from diagnosers.vlm_judge import VLMJudge
-from ttir.types import Observation
+from ttir.core.types import Observation
 
 pytestmark = pytest.mark.skipif(not os.environ.get("TTIR_VLM_BASE_URL"),
                                 reason="live model test: set TTIR_VLM_BASE_URL (and TTIR_VLM_MODEL)")

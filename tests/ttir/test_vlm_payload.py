@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 from pydantic import BaseModel
 
-from ttir.vlm_payload import (
+from ttir.model.payload import (
     ReplyParseError,
     build_messages,
     decode_data_url,

@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 
 from ttir.testing import Reply, VLMTestServer
-from ttir.vlm import VLMClient, VLMHTTPError, VLMTimeout
+from ttir.model.client import VLMClient, VLMHTTPError, VLMTimeout
 
 
 def _post(url: str, body: dict) -> tuple[int, dict]:

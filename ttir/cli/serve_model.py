@@ -27,7 +27,7 @@ It reads text only: ttir sends it the accessibility tree, not screenshots.
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from ttir.local_model import CONTEXT_TOKENS, DEFAULT_PORT
+    from ttir.model.local_model import CONTEXT_TOKENS, DEFAULT_PORT
 
     p = sub.add_parser(name, help=help_text, description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -40,7 +40,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ttir.local_model import LocalModelMissing, environment, server_command, server_environment
+    from ttir.model.local_model import LocalModelMissing, environment, server_command, server_environment
 
     if not 0 < args.port < 65536:
         raise ValueError(f"--port={args.port} must be between 1 and 65535")

@@ -78,7 +78,7 @@ def _config_args(p: argparse.ArgumentParser) -> None:
 def _config(args: argparse.Namespace) -> Any:
     import yaml
 
-    from ttir.config import TTIRConfig
+    from ttir.core.config import TTIRConfig
 
     cfg = TTIRConfig.from_yaml(args.config) if args.config else TTIRConfig()
     overrides = {}

@@ -252,9 +252,9 @@ class VLMTestServer:
         return [r for r in self.requests if r.path.rstrip("/").endswith("/chat/completions")]
 
     def config(self, **overrides: Any) -> Any:
-        """A :class:`ttir.config.VLMConfig` pointing here, with test-friendly short
+        """A :class:`ttir.core.config.VLMConfig` pointing here, with test-friendly short
         timeout and backoff (override any field)."""
-        from ttir.config import VLMConfig
+        from ttir.core.config import VLMConfig
 
         settings: dict[str, Any] = {"base_url": self.base_url, "model": self.model, "api_key": "test-key",
                                     "timeout_s": 2.0, "max_retries": 2, "backoff_s": 0.01, "backoff_max_s": 0.05}

@@ -24,7 +24,7 @@ from benchmark.devices.adbd.files import FileStore
 from benchmark.devices.adbd.png import PngEncoder
 from benchmark.devices.adbd.settings import PhoneSettings
 from benchmark.devices.adbd.sh import Output, Shell
-from ttir.types import Action, Observation
+from ttir.core.types import Action, Observation
 
 DATA = Path(__file__).with_name("data")
 

@@ -7,7 +7,7 @@ from typing import Any
 from benchmark.devices.adb_commands import check_component, check_package
 from benchmark.devices.adbd.sh import Call
 from benchmark.devices.adbd.text import text
-from ttir.types import Action
+from ttir.core.types import Action
 
 NO_ACTIVITIES = "** No activities found to run, monkey aborted."
 MONKEY_ABORTED = 252  # monkey's exit status when it aborts

@@ -14,7 +14,7 @@ from typing import Any
 
 from benchmark.devices.adbd.sh import Call
 from benchmark.devices.adbd.text import text
-from ttir.types import Action
+from ttir.core.types import Action
 
 SOURCES = {"keyboard", "mouse", "joystick", "touchnavigation", "touchpad", "trackball", "stylus", "dpad",
            "gesture", "touchscreen", "gamepad", "rotaryencoder"}

@@ -20,7 +20,7 @@ what was expected. A document it cannot read raises :class:`DumpError`; a dump w
 root holds no node at all (what a phone returns when it cannot read the screen) is an
 empty tree, not an error.
 
-Imports nothing from the project: :mod:`ttir.types` builds its elements from this.
+Imports nothing from the project: :mod:`ttir.core.types` builds its elements from this.
 """
 
 from __future__ import annotations

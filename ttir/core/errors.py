@@ -36,7 +36,7 @@ class GuardUsageError(TTIRError, RuntimeError):
 
 
 class ObservationTypeError(GuardUsageError, TypeError):
-    """``step`` was given something that is not a :class:`ttir.types.Observation`."""
+    """``step`` was given something that is not a :class:`ttir.core.types.Observation`."""
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:

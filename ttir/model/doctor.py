@@ -14,8 +14,8 @@ from typing import Iterator, Literal, Optional
 from PIL import Image
 from pydantic import BaseModel, ConfigDict
 
-from ttir.config import VLMConfig
-from ttir.doctor_check import DoctorCheck
+from ttir.core.config import VLMConfig
+from ttir.core.doctor_check import DoctorCheck
 
 VLMCheck = DoctorCheck  # the name callers of the model doctor know
 
@@ -34,7 +34,7 @@ PROBE_PROMPT = ('Is the sky blue on a clear day? Reply with one JSON object and 
 
 
 def run_vlm_checks(config: Optional[VLMConfig] = None, *, max_tokens: int = 64) -> Iterator[VLMCheck]:
-    from ttir.vlm import VLMClient, VLMError, VLMImagesRefused
+    from ttir.model.client import VLMClient, VLMError, VLMImagesRefused
 
     cfg = (config or VLMConfig()).model_copy(update={"max_retries": 0, "vision": None, "structured": "auto"})
     client = VLMClient(cfg)

@@ -24,15 +24,15 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from ttir.errors import ConfigError
-from ttir.config import CheckRef
-from ttir.imports import import_callable
-from ttir.types import AgentStep
-from ttir.validation import short_repr
+from ttir.core.errors import ConfigError
+from ttir.core.config import CheckRef
+from ttir.core.imports import import_callable
+from ttir.core.types import AgentStep
+from ttir.core.validation import short_repr
 
-if TYPE_CHECKING:  # pragma: no cover - types only: ttir.checks sits below diagnosers
+if TYPE_CHECKING:  # pragma: no cover - types only: ttir.guarded.checks sits below diagnosers
     from diagnosers.base import Finding
-    from ttir.config import TTIRConfig
+    from ttir.core.config import TTIRConfig
 
 EXPECTED = "def make_check(config: TTIRConfig, **params) -> ttir.Check"
 
@@ -144,7 +144,7 @@ def default_checks(config: Optional["TTIRConfig"] = None, *, judge: Any = None, 
     ``model`` says whether the recoveries may use it (``recovery.mode``)."""
     from diagnosers import ActionEffectDiagnoser, InterferenceDiagnoser, StuckLoopDiagnoser, TaskAlignmentDiagnoser
     from recoveries import AlternativeAction, DismissInterference, ReOrientation
-    from ttir.config import TTIRConfig
+    from ttir.core.config import TTIRConfig
 
     cfg = config or TTIRConfig()
     rc = cfg.recovery

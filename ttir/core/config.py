@@ -13,8 +13,8 @@ from typing import Any, Literal, Optional, Union, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ttir.imports import IMPORT_FORM
-from ttir.validation import error_lines, load_yaml_mapping
+from ttir.core.imports import IMPORT_FORM
+from ttir.core.validation import error_lines, load_yaml_mapping
 
 Mode = Literal["rules", "vlm", "cascade", "off"]  # the tiers: the one place they are declared
 TIERS: tuple[str, ...] = get_args(Mode)
@@ -164,7 +164,7 @@ class TTIRConfig(BaseModel):
     vlm: VLMConfig = Field(default_factory=VLMConfig)
     prompts: PromptsConfig = Field(default_factory=PromptsConfig)
     checks: list[CheckRef] = Field(default_factory=list, description="Your own checks, run after the four: "
-                                   "[{factory: 'my_checks:make_check', params: {...}}] (see ttir.checks).")
+                                   "[{factory: 'my_checks:make_check', params: {...}}] (see ttir.guarded.checks).")
 
     # -- constructors --------------------------------------------------------------
     @classmethod

@@ -1,7 +1,7 @@
 """What goes into and comes out of a chat-completion call: image data URLs,
 message lists, and JSON pulled out of whatever text a model replies with.
 
-Pure functions, no network: :mod:`ttir.vlm` uses them on both the sync and the
+Pure functions, no network: :mod:`ttir.model.client` uses them on both the sync and the
 async path.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, Iterator, Optional, Sequence, Union
 
 from pydantic import BaseModel, ValidationError
 
-from ttir.validation import short_repr
+from ttir.core.validation import short_repr
 
 ImageLike = Any  # a PIL image, encoded PNG/JPEG bytes, or a data:/http(s) URL string
 Messages = list[dict[str, Any]]

@@ -2,7 +2,7 @@
 
 Shared by the interference diagnoser (a decline button next to interruption
 wording), the recoveries (tap only what dismisses; never engage, never destroy the
-task's state) and the reference agents. Data: ``ttir/data/roles/<language>.yaml``
+task's state) and the reference agents. Data: ``ttir/core/data/roles/<language>.yaml``
 (en, zh, es, pt, de, fr, ja, ko, ru, tr) and ``ids.yaml`` (Android's own resource
 ids, the same in every language); see the README there.
 """
@@ -16,7 +16,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Optional, Pattern
 
-from ttir.types import UIElement
+from ttir.core.types import UIElement
 
 ROLES = ("dismiss", "engage", "destructive", "neutral", "acknowledge")
 MEMO_LABELS = 4096  # labels whose role is remembered (see RoleVocabulary._memo)
@@ -106,7 +106,7 @@ def term_pattern(term: str) -> Pattern[str]:
 def vocabulary() -> RoleVocabulary:
     import yaml
 
-    folder = resources.files("ttir").joinpath("data/roles")
+    folder = resources.files("ttir.core").joinpath("data/roles")
     exact: dict[str, str] = {}
     where: dict[str, str] = {}
     rank: dict[str, int] = {}
@@ -123,17 +123,17 @@ def vocabulary() -> RoleVocabulary:
                 agreement.extend(term_pattern(norm(str(w))) for w in phrases or [])
                 continue
             if role not in ROLES:
-                raise ValueError(f"ttir/data/roles/{entry.name}: {role!r} is not a role; expected one of {', '.join(ROLES)}")
+                raise ValueError(f"ttir/core/data/roles/{entry.name}: {role!r} is not a role; expected one of {', '.join(ROLES)}")
             for i, raw in enumerate(phrases or []):
                 if not isinstance(raw, str):
-                    raise ValueError(f"ttir/data/roles/{entry.name}: {role}: {raw!r} is not a string (quote it: "
+                    raise ValueError(f"ttir/core/data/roles/{entry.name}: {role}: {raw!r} is not a string (quote it: "
                                      "YAML reads no / yes / on / off as booleans)")
                 p = norm(raw)
                 if entry.name == "ids.yaml":
                     ids[p] = role
                     continue
                 if p in exact and exact[p] != role:
-                    raise ValueError(f"ttir/data/roles: {raw!r} is {exact[p]} in {where[p]} and {role} in {entry.name}; "
+                    raise ValueError(f"ttir/core/data/roles: {raw!r} is {exact[p]} in {where[p]} and {role} in {entry.name}; "
                                      "a phrase has one role")
                 exact[p] = role
                 where.setdefault(p, entry.name)
@@ -180,13 +180,13 @@ def dismiss_rank(e: UIElement) -> int:
 
 @lru_cache(maxsize=1)
 def loading_words() -> tuple[str, ...]:
-    """The words of a screen that is still loading (``ttir/data/loading.yaml``), lower case."""
+    """The words of a screen that is still loading (``ttir/core/data/loading.yaml``), lower case."""
     import yaml
 
-    data = yaml.safe_load(resources.files("ttir").joinpath("data/loading.yaml").read_text(encoding="utf-8")) or {}
+    data = yaml.safe_load(resources.files("ttir.core").joinpath("data/loading.yaml").read_text(encoding="utf-8")) or {}
     words = data.get("loading_words")
     if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
-        raise ValueError(f"ttir/data/loading.yaml: loading_words must be a list of words, got {words!r}")
+        raise ValueError(f"ttir/core/data/loading.yaml: loading_words must be a list of words, got {words!r}")
     return tuple(norm(w) for w in words)
 
 

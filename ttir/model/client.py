@@ -11,10 +11,10 @@ switched off so every retry is counted. Each call returns its :class:`CallUsage`
     result.value, result.usage.prompt_tokens
 
 With a schema, the request carries it as ``response_format`` in the richest form the
-endpoint accepts (:mod:`ttir.vlm_endpoint`: learnt from its refusals, remembered per
+endpoint accepts (:mod:`ttir.model.endpoint`: learnt from its refusals, remembered per
 endpoint). :meth:`VLMClient.ask` renders a prompt for what the endpoint can read —
 screenshots, or for a text-only model the accessibility tree — and inside a guarded
-step (:func:`ttir.deadline.model_deadline`) a reply that does not parse is asked again
+step (:func:`ttir.model.deadline.model_deadline`) a reply that does not parse is asked again
 once, with its parse error.
 """
 
@@ -32,10 +32,10 @@ from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field
 from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any
 
-from ttir.call_slots import SlotTimeout, aslot, slot
-from ttir.config import VLMConfig, env_vlm_settings
-from ttir.deadline import remaining_s, take_reask
-from ttir.vlm_endpoint import (
+from ttir.model.call_slots import SlotTimeout, aslot, slot
+from ttir.core.config import VLMConfig, env_vlm_settings
+from ttir.model.deadline import remaining_s, take_reask
+from ttir.model.endpoint import (
     EndpointTraits,
     refuses_images,
     refuses_response_format,
@@ -43,9 +43,9 @@ from ttir.vlm_endpoint import (
     structured_choices,
     traits_for,
 )
-from ttir.vlm_payload import ImageLike, Messages, ReplyParseError, build_messages, encode_image, parse_json_reply
+from ttir.model.payload import ImageLike, Messages, ReplyParseError, build_messages, encode_image, parse_json_reply
 
-if TYPE_CHECKING:  # openai is imported on first use: `import ttir.vlm` stays cheap in rules-only runs
+if TYPE_CHECKING:  # openai is imported on first use: `import ttir.model.client` stays cheap in rules-only runs
     import openai
 
 T = TypeVar("T", bound=BaseModel)
@@ -249,7 +249,7 @@ def retry_after_s(exc: BaseException) -> Optional[float]:
 class VLMClient:
     """A JSON-returning chat client for one OpenAI-compatible endpoint.
 
-    ``config`` is a :class:`~ttir.config.VLMConfig`; keyword overrides replace
+    ``config`` is a :class:`~ttir.core.config.VLMConfig`; keyword overrides replace
     its fields (``VLMClient(base_url=…, model=…, timeout_s=2)``). Unset
     endpoint fields come from ``TTIR_VLM_BASE_URL`` / ``TTIR_VLM_MODEL`` /
     ``TTIR_VLM_API_KEY``.
@@ -305,7 +305,7 @@ class VLMClient:
     @property
     def sync_client(self) -> "openai.OpenAI":
         if self._sync is None:
-            from ttir.http_deadline import sync_http_client  # httpx comes with openai: loaded with it
+            from ttir.model.http_deadline import sync_http_client  # httpx comes with openai: loaded with it
 
             oa = _openai()  # the whole exchange bounded by the call's timeout, not each byte's wait
             self._sync = oa.OpenAI(**self._client_kwargs(), http_client=sync_http_client(oa, self.config.timeout_s))
@@ -316,7 +316,7 @@ class VLMClient:
         # asyncio.run() gets a fresh client.
         loop = asyncio.get_running_loop()
         if self._async is None or self._async_loop is not loop:
-            from ttir.http_deadline import async_http_client
+            from ttir.model.http_deadline import async_http_client
 
             oa = _openai()
             self._async = oa.AsyncOpenAI(**self._client_kwargs(), http_client=async_http_client(oa, self.config.timeout_s))
@@ -732,7 +732,7 @@ def _clip_reply(raw: Optional[str]) -> str:
 
 def _reask_prompt(bad: VLMBadReply) -> str:
     import prompts
-    from ttir.prompt_data import fence, quote
+    from ttir.core.prompt_data import fence, quote
 
     why = str(bad).split(": ", 1)[-1]  # without "bad reply from model …"
     return prompts.load("reask").render(error=fence("why the reply could not be used", quote(why, 400)))

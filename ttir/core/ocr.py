@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 from loguru import logger
 
-from ttir.types import Observation, UIElement
+from ttir.core.types import Observation, UIElement
 
 ENGINE_PACKAGE = "rapidocr_onnxruntime"
 INSTALL_HINT = "pip install 'ttir[ocr]'  (RapidOCR on ONNX Runtime; its models ship in the wheel)"

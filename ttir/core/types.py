@@ -1,11 +1,11 @@
 """The shared vocabulary of ttir: UI elements, observations, actions, agent steps.
 
-Imports nothing from the project but the dump parser (:mod:`ttir.dump`, itself import-free). Field names and the action vocabulary follow
+Imports nothing from the project but the dump parser (:mod:`ttir.core.dump`, itself import-free). Field names and the action vocabulary follow
 AndroidWorld's ``JSONAction`` so agents written for it port directly.
 
 Where an observation's elements come from is its ``source``: the accessibility tree
 (a ``uiautomator`` dump), text read from the screenshot (OCR, the ``ttir[ocr]``
-extra: :mod:`ttir.ocr` installs the reader :meth:`Observation.from_screenshot` uses),
+extra: :mod:`ttir.core.ocr` installs the reader :meth:`Observation.from_screenshot` uses),
 or nothing but the pixels.
 """
 
@@ -18,7 +18,7 @@ from xml.sax.saxutils import quoteattr
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ttir.dump import MAX_SCREEN, dump_text, infer_screen_size, parse_dump
+from ttir.core.dump import MAX_SCREEN, dump_text, infer_screen_size, parse_dump
 
 
 
@@ -346,11 +346,11 @@ class Observation(BaseModel):
         with its bounds and ``source="ocr"``. Results are cached by screen content, so
         the guard and the agent reading the same screen pay once.
 
-        Raises :class:`ttir.ocr.OCRUnavailable` (a ``RuntimeError``) naming the extra
+        Raises :class:`ttir.core.ocr.OCRUnavailable` (a ``RuntimeError``) naming the extra
         when it is not installed."""
         image = as_screenshot(image, "image")
         if _SCREENSHOT_READER is None:
-            raise RuntimeError("no screenshot reader is installed (import ttir installs the OCR reader of ttir.ocr)")
+            raise RuntimeError("no screenshot reader is installed (import ttir installs the OCR reader of ttir.core.ocr)")
         elements = _SCREENSHOT_READER(image)
         w, h = image.size
         return cls.model_construct(
@@ -377,9 +377,9 @@ class Observation(BaseModel):
         step: int = 0,
         time: float = 0.0,
     ) -> "Observation":
-        """Parse a real ``uiautomator dump`` or an Appium page source (see :mod:`ttir.dump`).
+        """Parse a real ``uiautomator dump`` or an Appium page source (see :mod:`ttir.core.dump`).
 
-        Raises :class:`ttir.dump.DumpError` (a ``ValueError``) with the reason when the
+        Raises :class:`ttir.core.dump.DumpError` (a ``ValueError``) with the reason when the
         text is not a dump it can read; a dump whose root holds no node gives an
         observation without elements."""
         parsed = parse_dump(xml)
@@ -470,7 +470,7 @@ class Observation(BaseModel):
 
 
 # A function ``image -> list[UIElement]`` that reads a screenshot's text; installed by
-# ``ttir`` (its package init) from :mod:`ttir.ocr`, whose OCR engine is an optional extra.
+# ``ttir`` (its package init) from :mod:`ttir.core.ocr`, whose OCR engine is an optional extra.
 _SCREENSHOT_READER: Optional[Callable[[Any], list[UIElement]]] = None
 
 

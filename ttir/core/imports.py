@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-from ttir.errors import ImportTargetError
-from ttir.validation import short_repr
+from ttir.core.errors import ImportTargetError
+from ttir.core.validation import short_repr
 
 IMPORT_FORM = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
 

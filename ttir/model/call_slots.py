@@ -4,7 +4,7 @@ A hundred guarded episodes stepping together send a hundred calls at once; an en
 the proxy before it) refuses or resets many of them, and each refusal is a failed step. The
 slots here make a burst wait its turn instead: :func:`slot` (sync) and :func:`aslot`
 (async) hold one of ``limit`` slots for the endpoint while a call is in flight. The wait
-counts against the step's deadline (:mod:`ttir.deadline`): past it, the call is not sent
+counts against the step's deadline (:mod:`ttir.model.deadline`): past it, the call is not sent
 and :class:`SlotTimeout` says so.
 """
 
@@ -16,7 +16,7 @@ import time
 from contextlib import asynccontextmanager, contextmanager
 from typing import AsyncIterator, Iterator, Optional
 
-from ttir.deadline import remaining_s
+from ttir.model.deadline import remaining_s
 
 _POLL_S = 0.005  # an async waiter's look at the slots (a thread's semaphore cannot be awaited)
 _LOCK = threading.Lock()

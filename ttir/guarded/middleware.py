@@ -21,14 +21,14 @@ from typing import Any, NamedTuple, Optional, Union
 
 from loguru import logger
 
-from ttir.breaker import ModelBreaker
-from ttir.checks import Check, configured_checks, default_checks, mode_of
-from ttir.config import TTIRConfig
-from ttir.errors import ConfigError, GuardUsageError, ObservationTypeError, unknown_name
-from ttir.deadline import model_deadline, paused_deadline
-from ttir.report import GuardReport, SessionRecord, StepUsage
-from ttir.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
-from ttir.vlm import run_sync
+from ttir.model.breaker import ModelBreaker
+from ttir.guarded.checks import Check, configured_checks, default_checks, mode_of
+from ttir.core.config import TTIRConfig
+from ttir.core.errors import ConfigError, GuardUsageError, ObservationTypeError, unknown_name
+from ttir.model.deadline import model_deadline, paused_deadline
+from ttir.guarded.report import GuardReport, SessionRecord, StepUsage
+from ttir.core.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
+from ttir.model.client import run_sync
 
 HISTORY_LIMIT = 64
 
@@ -536,7 +536,7 @@ def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Any = No
     """Wrap ``agent`` with Test-Time Introspective Recovery.
 
     ``config`` is a :class:`TTIRConfig`, a path to a YAML file, or None (defaults);
-    ``vlm`` is a :class:`ttir.vlm.VLMClient` (or None: rules only, unless the config's
+    ``vlm`` is a :class:`ttir.model.client.VLMClient` (or None: rules only, unless the config's
     endpoint or ``TTIR_VLM_BASE_URL`` is set and a diagnoser asks for the model).
     ``checks`` is the list of :class:`ttir.Check` to run, in priority order (None: the
     paper's four, :func:`ttir.default_checks`); the config's ``checks`` (factories by
@@ -554,10 +554,10 @@ def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Any = No
 
 
 def _client_from_config(cfg: TTIRConfig, is_async: bool) -> Any:
-    from ttir.config import env_vlm_settings
+    from ttir.core.config import env_vlm_settings
 
     if not env_vlm_settings(cfg.vlm)["base_url"]:
         return None  # no endpoint: cascade diagnosers fall back to their rules
-    from ttir.vlm import VLMClient
+    from ttir.model.client import VLMClient
 
     return VLMClient(cfg.vlm)

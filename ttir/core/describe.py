@@ -2,7 +2,7 @@
 the VLM agent): one line per step, one line per meaningful UI element.
 
 Everything taken from a screen, an agent or a model is untrusted: each value is
-one line, clipped and quoted, and each block is fenced as data (:mod:`ttir.prompt_data`).
+one line, clipped and quoted, and each block is fenced as data (:mod:`ttir.core.prompt_data`).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Sequence
 
-from ttir.prompt_data import escape_tags, fence, one_line, quote
-from ttir.types import Action, Observation, StepRecord
+from ttir.core.prompt_data import escape_tags, fence, one_line, quote
+from ttir.core.types import Action, Observation, StepRecord
 
 THOUGHT_CHARS = 300
 ACTION_CHARS = 200
@@ -59,7 +59,7 @@ def _interesting(obs: Observation, i: int) -> bool:
 def compact_tree(obs: Observation, max_lines: int = TREE_LINES) -> str:
     """The UI tree as one line per meaningful element, keeping its real index:
     ``[12] Button "Save" id="save" (x1,y1,x2,y2) clickable``. Texts, ids and packages
-    are quoted (:func:`ttir.prompt_data.quote`): the app wrote them."""
+    are quoted (:func:`ttir.core.prompt_data.quote`): the app wrote them."""
     lines = []
     hidden = 0
     foreground = obs.package

@@ -1,0 +1,13 @@
+"""The guard: Test-Time Introspective Recovery around any agent. Above the diagnosers and
+recoveries it runs; ``import ttir`` exposes what users need (``ttir.guard``, ``ttir.Check``,
+``ttir.GuardedAgent``).
+
+What it holds:
+
+- ``checks``: ``Check`` (one diagnoser and its recovery) and ``default_checks``;
+- ``middleware``: ``GuardedAgent`` / ``AsyncGuardedAgent`` and ``guard()``;
+- ``report``: what the guard did (findings, recovery sessions, model usage, errors).
+
+(It is not called ``ttir.guard``: that name is the function users call, and a subpackage of
+the same name would replace it on import.)
+"""
