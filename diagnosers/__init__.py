@@ -7,11 +7,15 @@ paper's VLM judgment tier and a cascade of the two.
 """
 
 from diagnosers.action_effect import ActionEffectDiagnoser
-from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
+from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.interference import InterferenceDiagnoser
 from diagnosers.judgment import Judgment
 from diagnosers.stuck_loop import StuckLoopDiagnoser
 from diagnosers.task_alignment import TaskAlignmentDiagnoser
+from diagnosers.signals.screen_text import screen_source
+from ttir.core.diagnosis import set_screen_source_reader
+
+set_screen_source_reader(screen_source)  # a finding says what the rules read: tree, text from pixels, pixels
 
 DIAGNOSER_CLASSES: dict[str, type[Diagnoser]] = {
     cls.name: cls

@@ -21,7 +21,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Optional
 
-from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
+from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.signals import fields as F
 from diagnosers.signals.actions import (
     NO_VISIBLE_EFFECT,

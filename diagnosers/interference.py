@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
-from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
+from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.signals.actions import intended_words, point_of, target_index
 from diagnosers.signals.cache import CACHE
 from diagnosers.signals.change import compare

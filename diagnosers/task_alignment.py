@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
-from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
+from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.signals.actions import point_of
 from diagnosers.signals.cache import CACHE, cached
 from diagnosers.signals.context import (

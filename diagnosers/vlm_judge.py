@@ -22,7 +22,7 @@ from loguru import logger
 from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
 
 import prompts
-from diagnosers.base import Cost, DiagnosisContext, Finding
+from ttir.core.diagnosis import Cost, DiagnosisContext, Finding
 from diagnosers.judgment import Judgment
 from ttir.core.config import CascadeConfig, PromptsConfig, TTIRConfig, VLMConfig
 from ttir.core.types import Action, AgentStep, Observation, StepRecord
@@ -356,7 +356,7 @@ def check_action(action: Action, obs: Observation, *, slack_px: int = 8) -> None
 class RecoveryModel:
     """The VLM tier of the recoveries: render a recovery prompt, get one validated action.
 
-    ``propose(strategy, ctx)`` takes a ``recoveries.base.RecoveryContext`` (any
+    ``propose(strategy, ctx)`` takes a ``ttir.core.recovery.RecoveryContext`` (any
     object with ``goal``, ``observation``, ``history``, ``finding``, ``taken``
     and ``budget``) and returns ``(AgentStep, Cost)``. The prompt is the one
     ``PromptsConfig`` names for the strategy, unless ``prompt=`` (a name or a path) is given.

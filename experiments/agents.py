@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from experiments.spec import EpisodeSpec
+if TYPE_CHECKING:  # the spec builds agents (check_builds): a type name only, no import cycle
+    from experiments.spec import EpisodeSpec
 
 AGENT_DOCS = {
     "replay": "replays a clean run's coordinates; retries the same tap when nothing changes (stale-coordinate pattern)",

@@ -103,7 +103,7 @@ def labelled_screens(n: int, seed: int = 0, *, history: bool = True) -> list[Lab
 
 def judge_screens(screens: Sequence[LabelledScreen], config: Any, reasks: int = 1) -> list[JudgeRow]:
     """The judge on each screen, one guarded step each (one deadline, ``reasks`` re-asks)."""
-    from diagnosers.base import DiagnosisContext
+    from ttir.core.diagnosis import DiagnosisContext
     from diagnosers.vlm_judge import VLMJudge
     from ttir.model.deadline import model_deadline
     from ttir.model.client import VLMClient, VLMError

@@ -10,6 +10,7 @@ from typing import Any, Optional
 from loguru import logger
 from pydantic import BaseModel
 
+from experiments.reports.words import human_size, load_text  # noqa: F401 - part of this module's API
 from experiments.metrics.adr import ADRRow, adr_pairs, adr_table
 from experiments.metrics.attribution import Attribution, attribute_run
 from experiments.metrics.episodes import MODEL_FREE_KINDS, RunData
@@ -140,16 +141,3 @@ def write_report(run_dir: Path | str, out_dir: Optional[Path | str] = None, *, p
     return written
 
 
-def human_size(n: int) -> str:
-    for unit in ("bytes", "KB", "MB"):
-        if n < 1024 or unit == "MB":
-            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return f"{n} bytes"  # pragma: no cover
-
-
-def load_text() -> dict[str, Any]:
-    import yaml
-
-    path = Path(__file__).parent / "reports" / "text.yaml"
-    return yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -10,7 +10,7 @@ from loguru import logger as _logger
 _logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
 
 from recoveries.alternative_action import AlternativeAction  # noqa: E402
-from recoveries.base import Recovery, RecoveryContext  # noqa: E402
+from ttir.core.recovery import Recovery, RecoveryContext  # noqa: E402
 from recoveries.dismiss_interference import DismissInterference  # noqa: E402
 from recoveries.re_orientation import ReOrientation  # noqa: E402
 

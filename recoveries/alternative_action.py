@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Optional
 
 from diagnosers.signals.change import compare
-from recoveries.base import Recovery, RecoveryContext, recovery_step
+from ttir.core.recovery import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import distinct_point, find_target, label, target_words
 from ttir.core.types import TOUCH_TYPES, Action, AgentStep, StepRecord, UIElement
 

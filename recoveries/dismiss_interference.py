@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from recoveries.base import Recovery, RecoveryContext, recovery_step
+from ttir.core.recovery import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import dismiss_rank, label, role_of
 from diagnosers.signals.system import knowledge
 from ttir.core.lexicon import control_role, loading_words, norm, vocabulary

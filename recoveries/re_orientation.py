@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from recoveries.base import Recovery, RecoveryContext, recovery_step
+from ttir.core.recovery import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import label
 from ttir.core.types import Action, AgentStep, Observation, StepRecord
 

@@ -15,6 +15,8 @@ _logger.disable(__name__)  # a library stays quiet until the application (or `tt
 from typing import Any
 
 from ttir.core.types import Action, Agent, AgentStep, Observation, StepRecord, UIElement, as_agent, set_screenshot_reader
+from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding  # the check contract: a user's
+from ttir.core.recovery import Recovery, RecoveryContext                     # own check imports only ttir
 from ttir.core.ocr import read_elements as _read_screen_text
 
 set_screenshot_reader(_read_screen_text)  # Observation.from_screenshot reads text with the OCR extra (lazily imported)
@@ -66,8 +68,14 @@ __all__ = [
     "AgentStep",
     "AsyncGuardedAgent",
     "Check",
+    "Cost",
+    "DiagnosisContext",
+    "Diagnoser",
+    "Finding",
     "GuardedAgent",
     "Observation",
+    "Recovery",
+    "RecoveryContext",
     "StepRecord",
     "TTIRConfig",
     "UIElement",

@@ -19,7 +19,7 @@ from diagnosers.signals.tree import foreground_package, screen_tree
 from ttir.core.types import Observation
 
 if TYPE_CHECKING:  # pragma: no cover
-    from diagnosers.base import DiagnosisContext
+    from ttir.core.diagnosis import DiagnosisContext
 
 CLOSING_KINDS = ("permission", "anr", "crash", "heads_up")  # interruptions that every answer closes
 INTERRUPTION_SCORE = 0.6  # context-free overlay score that counts as "an interruption was shown"

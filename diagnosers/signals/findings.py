@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Union
 
-from diagnosers.base import Cost, Finding
+from ttir.core.diagnosis import Cost, Finding
 from diagnosers.judgment import Judgment
 
 MODEL_CONFIDENCE = 0.7  # the paper's judgment carries no confidence; this marks it as a model opinion

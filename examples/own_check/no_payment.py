@@ -21,9 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Sequence
 
-from diagnosers import DiagnosisContext, Diagnoser, Finding
-from recoveries import Recovery, RecoveryContext
-from ttir import Action, AgentStep, Check, Observation
+from ttir import Action, AgentStep, Check, DiagnosisContext, Diagnoser, Finding, Observation, Recovery, RecoveryContext
 
 WORDS = ("pay", "buy", "purchase", "subscribe")  # what the rule blocks when the spec names none
 LARGEST_SHARE = 0.25  # a node covering more of the screen than this is a container, not the tapped control

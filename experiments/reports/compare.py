@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from experiments.metrics.attribution import CATEGORY_LABELS, CATEGORY_ORDER
 from experiments.reports.escape import markdown_text
 from experiments.reports.tables import md_table
+from experiments.reports.words import load_text
 
 if TYPE_CHECKING:
     from experiments.report import RunMetrics
@@ -129,8 +130,6 @@ def comparison(a: "RunMetrics", b: "RunMetrics", name_a: str = "A", name_b: str 
                all_rows: bool = False) -> tuple[str, dict[str, Any]]:
     """(markdown, JSON-able data) of the side-by-side comparison; only the settings both runs have
     unless ``all_rows``."""
-    from experiments.report import load_text
-
     drop = should_drop_guard(a, b)
     fa, fb = flatten(a, drop), flatten(b, drop)
     text = load_text()

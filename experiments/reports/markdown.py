@@ -11,6 +11,7 @@ from experiments.metrics.attribution import CATEGORY_LABELS, CATEGORY_ORDER
 from experiments.metrics.episodes import LAYER_NAMES
 from experiments.metrics.guardstats import DIAGNOSERS as JUDGED  # the checks the event log can judge
 from experiments.reports.escape import markdown_text
+from experiments.reports.words import human_size, load_text
 from experiments.reports.tables import md_table, num, pct, signed, signed_pct
 
 if TYPE_CHECKING:
@@ -21,8 +22,6 @@ ATTRIBUTION_LIST_MAX = 150
 
 
 def _text() -> dict:
-    from experiments.report import load_text
-
     return load_text()
 
 
@@ -285,8 +284,6 @@ def render_report(m: "RunMetrics", *, plot_paths: Optional[list[Path]], out_dir:
             + ", ".join(esc(a.label) for a in m.agents) + f"; guard modes: {esc(', '.join(m.guards))}; "
             + f"perturbations: {esc(', '.join(m.perturbations))}.\n"]
     if viewer is not None:
-        from experiments.report import human_size
-
         how = (f"one self-contained file of {human_size(viewer.stat().st_size)}, screenshots embedded: share it as is"
                if viewer_embedded else "it loads the screenshots from episodes/; `ttir report --self-contained` "
                "embeds them for sharing")

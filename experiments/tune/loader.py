@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from PIL import Image
 
-from diagnosers.base import DiagnosisContext
+from ttir.core.diagnosis import DiagnosisContext
 from experiments.tune.schema import HistoryEntry, ObservationRef, StepRow
 from ttir.core.types import Action, AgentStep, Observation, StepRecord
 

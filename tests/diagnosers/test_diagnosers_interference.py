@@ -10,7 +10,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from diagnosers import InterferenceDiagnoser
-from diagnosers.base import DiagnosisContext
+from ttir.core.diagnosis import DiagnosisContext
 from tests.support.diagnosers_support import BROCCOLI, FakeJudge, ctx, dump, element, judgment, rec, screenshot_only, tap
 from ttir.core.config import InterferenceConfig
 from ttir.core.types import Action, Observation

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from diagnosers import Finding, TaskAlignmentDiagnoser
-from diagnosers.base import DiagnosisContext
+from ttir.core.diagnosis import DiagnosisContext
 from tests.support.overlay_helpers import find, make_env
 from ttir.guarded.middleware import HISTORY_LIMIT
 from ttir.core.types import Action, AgentStep, Observation, StepRecord

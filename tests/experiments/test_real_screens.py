@@ -174,7 +174,7 @@ def test_system_ui_anr_is_answered_with_wait_and_never_closed():
     # the same dialog after two waits: still never "Close app" on System UI
     f = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=s.label.goal, observation=obs, history=[]))
     from recoveries import DismissInterference
-    from recoveries.base import RecoveryContext
+    from ttir.core.recovery import RecoveryContext
 
     wait = AgentStep(action=step.action, summary=step.summary)
     history = [StepRecord(observation=obs, step=wait, source="recovery")] * 3
@@ -640,7 +640,7 @@ def next_recovery_after_tapping(s, label):
     """The dismiss recovery's next step once the finding's ``label`` button was tapped
     and the screen stayed as it was."""
     from recoveries import DismissInterference
-    from recoveries.base import RecoveryContext
+    from ttir.core.recovery import RecoveryContext
 
     obs = s.observation()
     f = diagnose(s)

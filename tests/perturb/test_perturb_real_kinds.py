@@ -135,7 +135,7 @@ def test_the_intro_slider_writes_its_dots_as_bullets_and_the_guard_takes_skip():
     TextViews): the interference rules know it as a carousel, the recovery takes SKIP."""
     from diagnosers import DiagnosisContext, InterferenceDiagnoser
     from recoveries import DismissInterference
-    from recoveries.base import RecoveryContext
+    from ttir.core.recovery import RecoveryContext
 
     real = DEV["3db93f8975a4"].observation()
     assert sum(e.text == "•" for e in real.elements) == 4  # what the simulator copies
@@ -159,7 +159,7 @@ def test_a_welcome_page_with_two_ways_on_is_reported_and_neither_is_tapped():
     gate, as they call the real one, and the recovery taps neither way on."""
     from diagnosers import DiagnosisContext, InterferenceDiagnoser
     from recoveries import DismissInterference
-    from recoveries.base import RecoveryContext
+    from ttir.core.recovery import RecoveryContext
 
     real = DEV["18f40a86bc92"].observation()
     assert find(real, "Welcome to K-9 Mail") and find(real, "Import settings") and find(real, "Next")

@@ -11,9 +11,9 @@ import re
 import pytest
 
 from benchmark.agents.vlm import VLMAgent
-from diagnosers.base import DiagnosisContext, Finding
+from ttir.core.diagnosis import DiagnosisContext, Finding
 from diagnosers.vlm_judge import RECOVERY_STRATEGIES, RecoveryModel, VLMJudge
-from recoveries.base import RecoveryContext
+from ttir.core.recovery import RecoveryContext
 from ttir.core.types import Action, AgentStep, Observation, StepRecord, UIElement
 from ttir.model.client import VLMClient
 

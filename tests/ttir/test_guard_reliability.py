@@ -10,7 +10,7 @@ import ttir
 from benchmark import SimDevice, make_task
 from benchmark.agents import ReferenceAgent
 from diagnosers import InterferenceDiagnoser
-from diagnosers.base import Finding
+from ttir.core.diagnosis import Finding
 from ttir import Action, AgentStep, TTIRConfig
 from ttir.testing import Reply
 from ttir.model.client import VLMClient
@@ -125,7 +125,7 @@ class Stubborn:
     name = "dismiss_interference"
 
     def __init__(self):
-        from diagnosers.base import Cost
+        from ttir.core.diagnosis import Cost
 
         self.cost = Cost()
 

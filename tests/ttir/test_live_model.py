@@ -70,7 +70,7 @@ def test_the_vlm_agent_plays_a_short_episode_in_text(live_model):
 def test_the_cascade_calls_the_model_only_where_a_rule_is_unsure_and_books_every_call(live_model):
     from benchmark.agents import ReferenceAgent
     from diagnosers import ActionEffectDiagnoser, InterferenceDiagnoser, StuckLoopDiagnoser, TaskAlignmentDiagnoser
-    from diagnosers.base import DiagnosisContext
+    from ttir.core.diagnosis import DiagnosisContext
     from perturb import PerturbedDevice, make
 
     task = make_task("ContactsAddContact")

@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 from pydantic import BaseModel
 
-from diagnosers.base import Cost
+from ttir.core.diagnosis import Cost
 from ttir.testing import Reply
 from ttir.model.client import (
     VLMBadReply,

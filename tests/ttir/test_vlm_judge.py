@@ -8,10 +8,10 @@ from typing import Any, ClassVar
 import pytest
 from PIL import Image
 
-from diagnosers.base import Cost, DiagnosisContext, Diagnoser, Finding
+from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.judgment import Judgment
 from diagnosers.vlm_judge import CACHE_KEY, RecoveryModel, VLMJudge
-from recoveries.base import RecoveryContext
+from ttir.core.recovery import RecoveryContext
 from ttir.core.config import CascadeConfig, PromptsConfig, TTIRConfig
 from ttir.testing import Reply
 from ttir.core.types import Action, AgentStep, Observation, StepRecord

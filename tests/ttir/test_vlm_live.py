@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from diagnosers.base import DiagnosisContext
+from ttir.core.diagnosis import DiagnosisContext
 from diagnosers.judgment import Judgment
 from diagnosers.vlm_judge import VLMJudge
 from ttir.core.types import Observation

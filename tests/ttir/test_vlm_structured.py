@@ -15,7 +15,7 @@ import ttir
 from benchmark import SimDevice, make_task
 from benchmark.agents import ReferenceAgent
 from benchmark.agents.vlm import AgentReply, VLMAgent
-from diagnosers.base import DiagnosisContext
+from ttir.core.diagnosis import DiagnosisContext
 from diagnosers.judgment import Judgment
 from diagnosers.vlm_judge import VLMJudge
 from perturb import PerturbedDevice, make

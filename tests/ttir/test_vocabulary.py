@@ -15,7 +15,7 @@ VOCABULARIES = {
     "tiers": (r"[\"']rules[\"'],\s*[\"']vlm[\"'],\s*[\"']cascade[\"']", "ttir/core/config.py"),
     "touch action types": (r"\(\s*[\"']click[\"'],\s*[\"']long_press[\"'],\s*[\"']double_tap[\"']\s*,?\s*\)", "ttir/core/types.py"),
     "session outcomes": (r"[\"']budget_spent[\"'],\s*[\"']exhausted[\"']", "ttir/guarded/report.py"),
-    "finding verdicts": (r"[\"']on_track[\"'],\s*[\"']off_track[\"'],\s*[\"']off[\"']", "diagnosers/base.py"),
+    "finding verdicts": (r"[\"']on_track[\"'],\s*[\"']off_track[\"'],\s*[\"']off[\"']", "ttir/core/diagnosis.py"),
 }
 
 

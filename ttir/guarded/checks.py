@@ -31,7 +31,7 @@ from ttir.core.types import AgentStep
 from ttir.core.validation import short_repr
 
 if TYPE_CHECKING:  # pragma: no cover - types only: ttir.guarded.checks sits below diagnosers
-    from diagnosers.base import Finding
+    from ttir.core.diagnosis import Finding
     from ttir.core.config import TTIRConfig
 
 EXPECTED = "def make_check(config: TTIRConfig, **params) -> ttir.Check"

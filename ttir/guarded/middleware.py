@@ -193,7 +193,7 @@ class _Core:
         return step
 
     async def decide(self, obs: Observation) -> tuple[AgentStep, str]:
-        from diagnosers.base import DiagnosisContext
+        from ttir.core.diagnosis import DiagnosisContext
 
         self._inner_ms = 0.0
         if self.last is not None:
@@ -364,7 +364,7 @@ class _Core:
         return bool(s.check.resolved(f))
 
     async def next_recovery(self, s: _Session, ctx: Any) -> Optional[AgentStep]:
-        from recoveries.base import RecoveryContext
+        from ttir.core.recovery import RecoveryContext
 
         rctx = RecoveryContext(goal=self.goal, observation=ctx.observation, history=ctx.history, finding=s.finding,
                                taken=list(s.taken), budget=self.config.recovery.budget)

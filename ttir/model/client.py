@@ -114,7 +114,7 @@ class VLMBadReply(VLMError):
 
 
 class CallUsage(BaseModel):
-    """What one call cost. The first four fields are those of ``diagnosers.base.Cost``."""
+    """What one call cost. The first four fields are those of ``ttir.core.diagnosis.Cost``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -133,7 +133,7 @@ class CallUsage(BaseModel):
     structured: Optional[str] = None  # the response_format form the endpoint accepted (json_schema, json_object, off)
 
     def as_cost(self) -> dict[str, Any]:
-        """Keyword arguments for ``diagnosers.base.Cost`` (a failed call is billed too)."""
+        """Keyword arguments for ``ttir.core.diagnosis.Cost`` (a failed call is billed too)."""
         return {
             "model_calls": self.model_calls,
             "failed_calls": self.failed_calls if self.ok else self.model_calls,
@@ -182,7 +182,7 @@ class Usage(BaseModel):
         self.requests += call.attempts
 
     def as_cost(self) -> dict[str, Any]:
-        """Keyword arguments for ``diagnosers.base.Cost``."""
+        """Keyword arguments for ``ttir.core.diagnosis.Cost``."""
         return {
             "model_calls": self.model_calls,
             "failed_calls": self.failed_calls,

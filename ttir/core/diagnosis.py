@@ -1,5 +1,7 @@
-"""What every diagnoser shares: the context it reads, the finding it returns, and
-the tier logic (rules / vlm / cascade / off).
+"""The diagnoser half of the check contract: the context a diagnoser reads, the finding
+it returns, and the tier logic (rules / vlm / cascade / off). It lives in the core so that
+the four diagnosers (``diagnosers/``), a user's own check and the guard all build on it
+from below; ``import ttir`` exposes it (``ttir.Finding``, ``ttir.Diagnoser`` …).
 
 Honesty: a diagnoser sees only what a deployment sees — the goal, the current
 observation and the history of (observation, step) records. It never imports
@@ -9,7 +11,7 @@ observation and the history of (observation, step) records. It never imports
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Literal, Optional
+from typing import Any, Callable, ClassVar, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,6 +24,28 @@ from ttir.core.types import Action, AgentStep, Observation, ScreenSource, StepRe
 # effect was seen), on_track/off_track (task alignment), uncertain (any; the cascade asks the
 # model), off (a diagnoser switched off). User checks answer in the same words.
 Verdict = Literal["true", "false", "yes", "no", "uncertain", "on_track", "off_track", "off"]
+
+
+def _plain_screen_source(obs: Observation) -> Optional[str]:
+    """What a screen offers, read plainly: a tree of elements, a screenshot, or nothing."""
+    if obs.elements:
+        return "tree"
+    return "pixels" if obs.screenshot is not None else None
+
+
+# what the rules can read of a screen (``Finding.source``): the diagnosers package installs its own
+# reader (it knows a tree that is only a WebView shell, and text read from pixels) when it loads
+_SCREEN_SOURCE_READER: Callable[[Observation], Optional[str]] = _plain_screen_source
+
+
+def set_screen_source_reader(reader: Optional[Callable[[Observation], Optional[str]]]) -> None:
+    """Install the function that says what the rules read of a screen (None: the plain reading).
+
+    Args:
+        reader: ``obs -> "tree" | "ocr" | "pixels" | None``.
+    """
+    global _SCREEN_SOURCE_READER
+    _SCREEN_SOURCE_READER = reader or _plain_screen_source
 
 
 class Cost(BaseModel):
@@ -173,7 +197,5 @@ class Diagnoser(ABC):
     def _sourced(f: Finding, ctx: DiagnosisContext) -> Finding:
         """A rule finding says what it read of the screen (unless the rule said it itself)."""
         if f.source is None:
-            from diagnosers.signals.screen_text import screen_source
-
-            f.source = screen_source(ctx.observation)  # type: ignore[assignment]
+            f.source = _SCREEN_SOURCE_READER(ctx.observation)  # type: ignore[assignment]
         return f

@@ -1,4 +1,5 @@
-"""What every recovery strategy shares.
+"""The recovery half of the check contract: what every recovery strategy shares (the
+recoveries in ``recoveries/`` and a user's own; ``ttir.Recovery``, ``ttir.RecoveryContext``).
 
 A recovery session is opened by the guard for one finding; each step the guard
 asks the strategy for the next corrective action until the diagnoser says the
@@ -13,7 +14,7 @@ from typing import Any, ClassVar, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from diagnosers.base import Cost, Finding
+from ttir.core.diagnosis import Cost, Finding
 from ttir.core.types import AgentStep, Observation, StepRecord
 
 
