@@ -24,7 +24,6 @@ from typing import Any, Optional
 from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.signals import fields as F
 from diagnosers.signals.actions import (
-    NO_VISIBLE_EFFECT,
     describe_element,
     intended_targets,
     intended_words,
@@ -44,7 +43,7 @@ from diagnosers.signals.overlays import overlay_candidates, score_text
 from diagnosers.signals.text import contains_phrase, content_words, normalize, quoted, same_text, text_landed
 from diagnosers.signals.tree import clickable_ancestor, deepest_at, element_at, foreground_package, labels_around, screen_tree
 from ttir.core.config import ActionEffectConfig
-from ttir.core.types import TOUCH_TYPES, Observation, StepRecord
+from ttir.core.types import INERT_TYPES, TOUCH_TYPES, Observation, StepRecord
 
 TAP_BOX_PX = 60  # half-size of the region checked around a tap that hit no element
 SAME_CONTROL_PX = 24  # two taps this close press the same control
@@ -72,7 +71,7 @@ class ActionEffectDiagnoser(Diagnoser):
         a = rec.step.action
         t = a.action_type
         base = {"action": a.to_dict(), "intended_effect": rec.step.summary, "source": rec.source}
-        if t in NO_VISIBLE_EFFECT:
+        if t in INERT_TYPES:
             return self._f("yes", 0.95, f"{t} has no expected visible effect", base)
         before, after = rec.observation, ctx.observation
         ch = compare(before, after)

@@ -57,7 +57,7 @@ from diagnosers.signals.text_overlays import SCRIM_DARKENING, edges_darkened, pe
 from diagnosers.signals.tree import foreground_package, label_similarity, labels_around, screen_tree
 from ttir.core.config import InterferenceConfig
 from ttir.core.lexicon import norm
-from ttir.core.types import Observation
+from ttir.core.types import NAVIGATION_TYPES, Observation
 
 W_FOREIGN_APP = 0.45  # a window of another app than the one(s) the agent works in
 W_UNREQUESTED_SHADE = 0.6  # the shade is open and no step of the agent pulled it down
@@ -298,7 +298,7 @@ class InterferenceDiagnoser(Diagnoser):
             before = CACHE.slot(prev.observation).get(VERDICT_KEY)
             if before is None or before.kind != "flow" or before.score < self.config.min_score:
                 return None
-            if a.action_type in ("navigate_back", "navigate_home", "open_app", "app_switch"):
+            if a.action_type in NAVIGATION_TYPES:
                 return None
             sim = label_similarity(screen_tree(prev.observation), screen_tree(ctx.observation))
             if sim is None or sim < FLOW_SAME_PAGE:
@@ -433,7 +433,7 @@ class InterferenceDiagnoser(Diagnoser):
         if before is None or before.score < self.config.min_score:
             return None
         if before.kind == "flow":
-            if a.action_type in ("navigate_back", "navigate_home", "open_app", "app_switch"):
+            if a.action_type in NAVIGATION_TYPES:
                 return None
             sim = text_similarity(prev.observation, ctx.observation)
             if sim is None or sim < FLOW_SAME_PAGE:

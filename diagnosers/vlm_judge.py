@@ -25,7 +25,7 @@ import prompts
 from ttir.core.diagnosis import Cost, DiagnosisContext, Finding
 from diagnosers.judgment import Judgment
 from ttir.core.config import CascadeConfig, PromptsConfig, TTIRConfig, VLMConfig
-from ttir.core.types import Action, AgentStep, Observation, StepRecord
+from ttir.core.types import ENDING_TYPES, Action, AgentStep, Observation, StepRecord
 from ttir.model.client import VLMClient
 
 CACHE_KEY = "vlm_judgment"
@@ -340,7 +340,7 @@ class RecoveryReply(BaseModel):
 def check_action(action: Action, obs: Observation, *, slack_px: int = 8) -> None:
     """Raise ``ValueError`` when ``action`` cannot be a recovery step on ``obs``:
     it ends the task, points at an element that does not exist, or off the screen."""
-    if action.action_type in ("status", "answer"):
+    if action.action_type in ENDING_TYPES:
         raise ValueError(f"action_type={action.action_type!r}: a recovery step may not end or answer the task")
     if action.index is not None and obs.elements and action.index >= len(obs.elements):
         raise ValueError(f"index={action.index} is out of range: the screen has {len(obs.elements)} elements")

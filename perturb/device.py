@@ -20,7 +20,7 @@ from loguru import logger
 from benchmark.device import ActionError, DeviceSettings
 from perturb.base import Perturbation
 from perturb.overlay.manager import OverlayManager
-from ttir.core.types import Action, Observation
+from ttir.core.types import ENDING_TYPES, Action, Observation
 
 RAW_HISTORY = 12  # raw frames kept for stale-frame perturbations
 
@@ -175,7 +175,7 @@ class PerturbedDevice:
         error: Optional[ActionError] = None
         executed = getattr(self.inner, "actions", None)  # a simulated device counts what reached it
         try:
-            if current is not None and current.action_type not in ("status", "answer"):
+            if current is not None and current.action_type not in ENDING_TYPES:
                 ctx.execute_raw(current)
             elif current is not None:
                 self.inner.execute(current)

@@ -24,12 +24,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmark.agents import screen
 from benchmark.plan import PlanStep, act_on, ground
 from ttir.core.lexicon import label
-from ttir.core.types import Action, AgentStep, Observation
+from ttir.core.types import INERT_TYPES, Action, AgentStep, Observation
 
 ENTRY_KINDS = ("open_app", "open_shade")
 SYSTEM_PACKAGES = ("com.android.permissioncontroller", "com.android.systemui", "android", "com.android.vending",
                    "com.google.android.gms")
-NO_EFFECT_EXPECTED = ("wait", "status", "answer", "scroll", "keyboard_enter")
+NO_EFFECT_EXPECTED = (*INERT_TYPES, "scroll", "keyboard_enter")
 
 
 class PlannerParams(BaseModel):

@@ -11,7 +11,6 @@ from diagnosers.signals.text import content_words, normalize, quoted
 from diagnosers.signals.tree import element_at
 from ttir.core.types import Action, AgentStep, Observation, StepRecord, UIElement
 
-NO_VISIBLE_EFFECT = ("wait", "status", "answer")
 _VERB_TARGET = re.compile(r"\b(?:tap|click|press|select|open|toggle|choose|long-press|long press)\s+(?:on\s+)?(?:the\s+)?([^.,;:!?]{2,60})")
 
 

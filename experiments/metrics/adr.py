@@ -43,10 +43,10 @@ from pydantic import BaseModel
 
 from experiments.metrics.episodes import (RunData, Trajectory, mean, ordered,
                                           perturbation_label, succeeded)
+from ttir.core.types import LOCATED_TYPES
 
 GRID = (10, 20)
 _QUOTED = re.compile(r'"([^"]+)"')
-_TOUCH = {"click", "long_press", "double_tap", "input_text", "scroll", "swipe"}
 
 
 def _norm(text: Any) -> str:
@@ -93,7 +93,7 @@ def _from_xml(xml_path: Path, action: dict[str, Any]) -> Optional[str]:
 def target_of(step: dict[str, Any], episode_dir: Optional[Path] = None) -> str:
     agent_step = step.get("agent_step") or {}
     action = agent_step.get("action") or {}
-    if action.get("action_type") not in _TOUCH or (action.get("index") is None and action.get("x") is None):
+    if action.get("action_type") not in LOCATED_TYPES or (action.get("index") is None and action.get("x") is None):
         return "-"
     if episode_dir is not None:
         xml = episode_dir / f"step_{int(step.get('index', 0)):03d}.xml"

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 from experiments.metrics.screens import steps_same_screen
+from ttir.core.types import ENDING_TYPES, TARGETED_TYPES
 
 Step = dict[str, Any]
 STUCK_MIN_REPEATS = 3
-NOT_REPEATABLE = frozenset({"status", "answer"})
 PASSIVE = frozenset({"wait"})  # ignored between repeats: retry, wait, retry is still retrying
 
 
@@ -38,7 +38,7 @@ def repeat_runs(steps: list[Step], episode_dir: Optional[Path] = None) -> list[l
         a = action_of(st)
         if a.get("action_type") in PASSIVE and not is_recovery_step(st):
             continue
-        if not a or a.get("action_type") in NOT_REPEATABLE or is_recovery_step(st):
+        if not a or a.get("action_type") in ENDING_TYPES or is_recovery_step(st):
             if current:
                 runs.append(current)
             current = []
@@ -85,7 +85,7 @@ def no_effect(steps: list[Step], step: int, episode_dir: Optional[Path] = None) 
     if prev.get("action_error"):
         return f"the device refused the action of step {step - 1}"
     a = action_of(prev)
-    if step < len(steps) and a.get("action_type") in ("click", "long_press", "double_tap", "input_text") and \
+    if step < len(steps) and a.get("action_type") in TARGETED_TYPES and \
             steps_same_screen(prev, steps[step], episode_dir):
         return f"{format_action(a)} at step {step - 1} left the screen unchanged"
     return None

@@ -72,11 +72,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ttir.core.types import swipe_direction
+from ttir.core.types import ENDING_TYPES, INERT_TYPES, swipe_direction
 
 LOOP_REPEATS = 3
 SAME_POINT_PX = 24
-NOT_VISIBLE = ("wait", "status", "answer")
 FAILED_FATES = ("dropped", "delayed", "blocked", "remapped", "replaced", "error")
 LABEL_KEYS = ("interference_present", "previous_intended_effect_satisfied", "repeat_failure_detected",
               "task_alignment")
@@ -136,7 +135,7 @@ def effect_of(prev: dict[str, Any], cur: Optional[dict[str, Any]] = None) -> tup
     kind = a.get("action_type")
     if t is None or not kind:
         return None, "no_truth"
-    if kind in NOT_VISIBLE:
+    if kind in INERT_TYPES:
         return "yes", "no_visible_effect_intended"
     fate = set(t.get("action_fate", []))
     if "after_delayed" in fate:
@@ -176,7 +175,7 @@ def _swipe_way(a: dict[str, Any]) -> Optional[str]:
 def _same_action(a: dict[str, Any], pa: Optional[list[int]], b: dict[str, Any], pb: Optional[list[int]]) -> bool:
     if not a or not b or a.get("action_type") != b.get("action_type"):
         return False
-    if a.get("action_type") in ("status", "answer"):
+    if a.get("action_type") in ENDING_TYPES:
         return False
     for k in ("text", "direction", "app_name"):
         if a.get(k) != b.get(k):

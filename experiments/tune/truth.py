@@ -42,11 +42,10 @@ from typing import Any, Optional
 
 from loguru import logger
 
-from ttir.core.types import Action, Observation, UIElement
+from ttir.core.types import TARGETED_TYPES, Action, Observation, UIElement
 
 TRUTH_VERSION = 3
 TRANSIENT_KINDS = ("loading", "frozen", "skeleton")  # screen states, not interruptions to dismiss
-TARGETED = ("click", "long_press", "double_tap", "input_text")
 LAUNCHERS = ("com.google.android.apps.nexuslauncher", "com.android.launcher3", "com.google.android.launcher")
 
 # event name -> the fate of the action that was executing when it was logged
@@ -118,7 +117,7 @@ def hit_test(elements: list[UIElement], action: Optional[dict[str, Any]], summar
     """Did the executed action reach the control its summary names?  None when the
     summary names no target (or the action type has none)."""
     names = [_norm(n) for n in named_targets(summary, action_type)]
-    if action_type not in TARGETED or not names:
+    if action_type not in TARGETED_TYPES or not names:
         return None
     out: dict[str, Any] = {"named": names[0], "found": False, "hit": None}
     cands = [i for i, e in enumerate(elements) if any(n in _names(e) for n in names) and e.area > 0]

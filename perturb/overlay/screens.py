@@ -20,13 +20,13 @@ from perturb.overlay.cardlayout import lay_card, paint_card
 from perturb.overlay.geometry import Geometry
 from perturb.overlay.layer import TOUCH, Layer, inside, touch_point
 from perturb.overlay.tree import TNode, app_window, flatten, forest, prune
-from ttir.core.types import Action, Observation, UIElement
+from ttir.core.types import INERT_TYPES, LOCATED_TYPES, Action, Observation, UIElement
 
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext
 
 # what an unresponsive app ignores; the system keys (home, recents, open_app) and wait still work
-APP_INPUT = ("click", "long_press", "double_tap", "input_text", "scroll", "swipe", "keyboard_enter", "navigate_back")
+APP_INPUT = (*LOCATED_TYPES, "keyboard_enter", "navigate_back")
 CONTAINER_HINTS = ("RecyclerView", "ScrollView", "ListView", "GridView")
 
 
@@ -127,7 +127,7 @@ class FrozenLayer(TimedLayer):
 
     def route(self, action: Action, ctx: "PerturbationContext", geom: Geometry) -> bool:
         # a frozen phone ignores the system keys too
-        if self.blocking and action.action_type not in ("wait", "status", "answer"):
+        if self.blocking and action.action_type not in INERT_TYPES:
             return self.blocked(action, ctx, where="screen")
         return False
 

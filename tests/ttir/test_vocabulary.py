@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -38,3 +39,33 @@ def test_loading_words_are_one_list():
                    if p.suffix in (".py", ".yaml") and "content" not in p.parts  # what screens say is content
                    and pattern.search(p.read_text(encoding="utf-8")))
     assert where == ["ttir/core/data/loading.yaml"], where
+
+
+def _string_collections(path: Path) -> list[tuple[int, tuple[str, ...]]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            words = tuple(e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+            if len(words) >= 2:
+                out.append((node.lineno, words))
+    return out
+
+
+def test_each_action_group_is_spelled_once():
+    """The action groups (ttir.core.types.ACTION_GROUPS) are declared once: no module spells one again
+    as a literal of its action types (it imports the group)."""
+    from ttir.core.types import ACTION_GROUPS, ACTION_TYPES
+
+    assert all(set(group) <= set(ACTION_TYPES) for group in ACTION_GROUPS.values())
+    groups = {frozenset(g): name for name, g in ACTION_GROUPS.items()}
+    root = Path(__file__).resolve().parents[2]
+    again = []
+    for package in ("ttir", "benchmark", "perturb", "diagnosers", "recoveries", "experiments"):
+        for path in sorted((root / package).rglob("*.py")):
+            if path == root / "ttir" / "core" / "types.py":
+                continue
+            for line, words in _string_collections(path):
+                if set(words) <= set(ACTION_TYPES) and frozenset(words) in groups:
+                    again.append(f"{path.relative_to(root)}:{line} spells {groups[frozenset(words)]} ({', '.join(words)})")
+    assert not again, "action groups spelled again:\n" + "\n".join(again)

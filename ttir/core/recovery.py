@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from ttir.core.diagnosis import Cost, Finding
-from ttir.core.types import AgentStep, Observation, StepRecord
+from ttir.core.types import ENDING_TYPES, AgentStep, Observation, StepRecord
 
 
 class RecoveryContext(BaseModel):
@@ -87,7 +87,7 @@ class Recovery(ABC):
 
     def allowed(self, step: AgentStep, ctx: RecoveryContext) -> bool:
         """Constraints a proposal must respect (overridden per strategy)."""
-        return step.action.action_type not in ("status", "answer")
+        return step.action.action_type not in ENDING_TYPES
 
     @abstractmethod
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:

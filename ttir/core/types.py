@@ -499,8 +499,18 @@ ActionType = Literal[
     "answer",
 ]
 ACTION_TYPES: tuple[str, ...] = ActionType.__args__  # type: ignore[attr-defined]
-TOUCH_TYPES = ("click", "long_press", "double_tap")
-INDEXED_TYPES = (*TOUCH_TYPES, "input_text", "scroll")  # the action types that may name an element by index
+# the action types in groups, each declared once here and imported wherever it is meant
+TOUCH_TYPES = ("click", "long_press", "double_tap")  # a finger on one point
+TARGETED_TYPES = (*TOUCH_TYPES, "input_text")  # aimed at one element
+INDEXED_TYPES = (*TARGETED_TYPES, "scroll")  # may name an element by index
+LOCATED_TYPES = (*INDEXED_TYPES, "swipe")  # land at a place on the screen
+ENDING_TYPES = ("status", "answer")  # end the episode: the agent's verdict, or its reply
+INERT_TYPES = ("wait", *ENDING_TYPES)  # change nothing on the screen
+NAVIGATION_TYPES = ("navigate_back", "navigate_home", "open_app", "app_switch")  # the system moves between screens or apps
+ACTION_GROUPS: dict[str, tuple[str, ...]] = {
+    "touch": TOUCH_TYPES, "targeted": TARGETED_TYPES, "indexed": INDEXED_TYPES, "located": LOCATED_TYPES,
+    "ending": ENDING_TYPES, "inert": INERT_TYPES, "navigation": NAVIGATION_TYPES,
+}
 SCROLL_DIRECTIONS = ("up", "down", "left", "right")
 GOAL_STATUSES = ("complete", "infeasible")
 _NO_ARG_TYPES = ("navigate_back", "navigate_home", "keyboard_enter", "app_switch")
@@ -823,6 +833,12 @@ __all__ = [
     "ScreenSource",
     "StepRecord",
     "TOUCH_TYPES",
+    "TARGETED_TYPES",
+    "LOCATED_TYPES",
+    "ENDING_TYPES",
+    "INERT_TYPES",
+    "NAVIGATION_TYPES",
+    "ACTION_GROUPS",
     "UIElement",
     "as_agent",
     "as_step",
