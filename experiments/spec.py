@@ -16,11 +16,10 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from ttir.core.config import Mode
+from ttir.core.config import Tier
 from ttir.core.errors import did_you_mean
 from ttir.core.validation import error_lines, load_yaml_mapping, short_repr
 
-GuardMode = Mode  # a guard mode is a tier for every diagnoser (off: no guard)
 AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm", "python"]
 DumpStyle = Literal["all_windows", "focused_window"]  # perturb.dump_style.DUMP_STYLES
 COMPONENTS = ("state", "action", "transition")
@@ -142,7 +141,7 @@ class ExperimentSpec(BaseModel):
         description="Perturbations applied beneath every episode's own, clean included (names or {name: {param: value}}), "
                     "e.g. [a11y_tree_empty]: the whole grid on a phone whose UI tree is lost.")
     agents: list[AgentSpec] = Field(default_factory=lambda: [AgentSpec(name="planner", kind="planner")])
-    guard: list[GuardMode] = Field(default_factory=lambda: ["off", "rules"], description="Guard modes to compare.")
+    guard: list[Tier] = Field(default_factory=lambda: ["off", "rules"], description="Guard modes to compare.")
     guard_config: dict[str, Any] = Field(default_factory=dict, description="Dotted TTIRConfig overrides, e.g. {'stuck_loop.window': 5}.")
     seeds: list[int] = Field(default_factory=lambda: [0], description="Episode seeds (perturbation realisation).")
     repeats: int = Field(1, ge=1, description="Repeats per combination (for pass@k).")
@@ -383,7 +382,7 @@ class EpisodeSpec(BaseModel):
     perturbation: str = "clean"
     overrides: dict[str, Any] = Field(default_factory=dict)
     agent: AgentSpec
-    guard: GuardMode = "off"
+    guard: Tier = "off"  # one tier for every check (off: no guard)
     seed: int = 0
     repeat: int = 0
     budget_multiplier: float = 20.0

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ttir.core.imports import IMPORT_FORM
 from ttir.core.validation import error_lines, load_yaml_mapping
 
-Mode = Literal["rules", "vlm", "cascade", "off"]  # the tiers: the one place they are declared
-TIERS: tuple[str, ...] = get_args(Mode)
+Tier = Literal["rules", "vlm", "cascade", "off"]  # the tiers (a check's `mode`, a run's guard mode): declared once
+TIERS: tuple[str, ...] = get_args(Tier)
 DIAGNOSERS: tuple[str, ...] = ("stuck_loop", "action_effect", "interference", "task_alignment")
 
 
@@ -31,7 +31,7 @@ class _Section(BaseModel):
 
 
 class StuckLoopConfig(_Section):
-    mode: Mode = Field("cascade", description="rules | vlm | cascade | off.")
+    mode: Tier = Field("cascade", description="rules | vlm | cascade | off.")
     window: int = Field(3, ge=2, le=20, description="N: identical last-N steps with an unchanged screen trigger the hard rule "
                         "(paper §5.1 and case study: 3; Appendix D.1: 5).")
     tolerance_px: int = Field(24, ge=0, description="Two taps within this many pixels count as the same coordinate.")
@@ -41,14 +41,14 @@ class StuckLoopConfig(_Section):
 
 
 class ActionEffectConfig(_Section):
-    mode: Mode = Field("cascade", description="rules | vlm | cascade | off.")
+    mode: Tier = Field("cascade", description="rules | vlm | cascade | off.")
     hash_distance: int = Field(2, ge=0, le=64, description="dHash Hamming distance at or below which the screen did not change.")
     region_pad_px: int = Field(48, ge=0, description="Padding around the targeted element when diffing the region it occupies.")
     check_text_fields: bool = Field(True, description="Check typed text landed in the field the step's summary names.")
 
 
 class InterferenceConfig(_Section):
-    mode: Mode = Field("cascade", description="rules | vlm | cascade | off.")
+    mode: Tier = Field("cascade", description="rules | vlm | cascade | off.")
     min_score: float = Field(0.6, ge=0.0, le=1.0, description="Evidence score at or above which an overlay is reported.")
     uncertain_score: float = Field(0.3, ge=0.0, le=1.0, description="Scores between this and min_score are 'uncertain' (the cascade asks the model).")
     lexicon_file: Optional[str] = Field(None, description="A YAML file that replaces the built-in interruption lexicon.")
@@ -59,7 +59,7 @@ class InterferenceConfig(_Section):
 
 
 class TaskAlignmentConfig(_Section):
-    mode: Mode = Field("cascade", description="rules | vlm | cascade | off.")
+    mode: Tier = Field("cascade", description="rules | vlm | cascade | off.")
     check_completion_claims: bool = Field(True, description="Check a `status: complete` claim before letting it through.")
     min_goal_overlap: float = Field(0.15, ge=0.0, le=1.0, description="Share of goal keywords a screen must show to count as on-task for a completion claim.")
 
@@ -179,7 +179,7 @@ class TTIRConfig(BaseModel):
             raise ValueError("invalid ttir config:\n  " + "\n  ".join(error_lines(exc, source, cls))) from None
 
     @classmethod
-    def with_mode(cls, mode: Mode) -> "TTIRConfig":
+    def with_mode(cls, mode: Tier) -> "TTIRConfig":
         """Every diagnoser in the same mode (``rules`` / ``vlm`` / ``cascade`` / ``off``)."""
         cfg = cls()
         for name in DIAGNOSERS:

@@ -15,7 +15,7 @@ from typing import Any, Callable, ClassVar, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ttir.core.config import Mode as Tier
+from ttir.core.config import Tier
 from ttir.core.types import Action, AgentStep, Observation, ScreenSource, StepRecord
 
 
