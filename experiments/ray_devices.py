@@ -92,7 +92,7 @@ def attached_serials(host: Optional[str] = None, port: Optional[int] = None) -> 
     """Serials of the phones this machine's adb server sees as ready (state ``device``)."""
     import adbutils
 
-    from benchmark.devices.adb_transport import ensure_server, server_address
+    from benchmark.devices.adb.transport import ensure_server, server_address
 
     host, port = server_address(host, port)
     ensure_server(host, port)

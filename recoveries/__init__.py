@@ -14,11 +14,4 @@ from ttir.core.recovery import Recovery, RecoveryContext  # noqa: E402
 from recoveries.dismiss_interference import DismissInterference  # noqa: E402
 from recoveries.re_orientation import ReOrientation  # noqa: E402
 
-STRATEGY_FOR: dict[str, type[Recovery]] = {
-    "interference": DismissInterference,
-    "stuck_loop": AlternativeAction,
-    "action_effect": AlternativeAction,
-    "task_alignment": ReOrientation,
-}
-
-__all__ = ["AlternativeAction", "DismissInterference", "ReOrientation", "Recovery", "RecoveryContext", "STRATEGY_FOR"]
+__all__ = ["AlternativeAction", "DismissInterference", "ReOrientation", "Recovery", "RecoveryContext"]

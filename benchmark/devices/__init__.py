@@ -5,7 +5,7 @@ The other way round, ``benchmark.devices.adbd`` serves a simulated phone AS an a
 device (``ttir serve-adb``), and ``phone_task`` runs the benchmark's tasks on it.
 """
 
-from benchmark.devices.adb import AdbDevice
-from benchmark.devices.adb_apps import AppTable
+from benchmark.devices.adb.device import AdbDevice
+from benchmark.devices.adb.apps import AppTable
 
 __all__ = ["AdbDevice", "AppTable"]

@@ -15,7 +15,7 @@ import weakref
 from typing import Any
 
 from benchmark.device import DeviceError
-from benchmark.devices import adb_commands as cmd
+from benchmark.devices.adb import commands as cmd
 
 _SERVED: "weakref.WeakKeyDictionary[Any, bool]" = weakref.WeakKeyDictionary()
 

@@ -7,9 +7,9 @@ import shlex
 import pytest
 
 from benchmark.device import ActionError
-from benchmark.devices import adb_commands as cmd
-from benchmark.devices.adb_actions import FOCUS_PAUSE_SECONDS, Pause, Screen, plan
-from benchmark.devices.adb_settings import Display, STATES, knob_commands, write_command
+from benchmark.devices.adb import commands as cmd
+from benchmark.devices.adb.actions import FOCUS_PAUSE_SECONDS, Pause, Screen, plan
+from benchmark.devices.adb.settings import Display, STATES, knob_commands, write_command
 from ttir.core.types import Action, Observation
 
 SCREEN = Screen((1080, 2400))

@@ -13,8 +13,9 @@ from loguru import logger
 
 from tests.support.adb_fake import FIXTURES, FakePhone
 from benchmark.device import ActionError, Device, DeviceError, DeviceSettings
-from benchmark.devices import AdbDevice, adb_cleanup
-from benchmark.devices import adb_commands as cmd
+from benchmark.devices import AdbDevice
+from benchmark.devices.adb import cleanup as adb_cleanup
+from benchmark.devices.adb import commands as cmd
 from ttir.core.types import Action
 
 

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from tests.support.adb_fake import FakeAdbServer, FakePhone, free_port
-from benchmark.devices import adb_cleanup
-from benchmark.devices.adb_doctor import CHECKS, run_checks
+from benchmark.devices.adb import cleanup as adb_cleanup
+from benchmark.devices.adb.doctor import CHECKS, run_checks
 from ttir.cli import main
 
 

@@ -14,8 +14,8 @@ import pytest
 
 from benchmark.device import SETTING_NAMES
 from benchmark.devices import AdbDevice
-from benchmark.devices.adb_doctor import probe_value
-from benchmark.devices.adb_settings import KNOB_STATES, STATES, knob_targets, same_value
+from benchmark.devices.adb.doctor import probe_value
+from benchmark.devices.adb.settings import KNOB_STATES, STATES, knob_targets, same_value
 from ttir.core.types import Action
 
 SERIAL = os.environ.get("TTIR_ADB_SERIAL")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.devices.adb_parse import (
+from benchmark.devices.adb.parse import (
     command_failed,
     explain_adb_error,
     extract_dump,

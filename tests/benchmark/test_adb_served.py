@@ -15,8 +15,9 @@ import pytest
 from PIL import Image
 
 from benchmark import SimDevice
-from benchmark.devices import AdbDevice, adb_cleanup
-from benchmark.devices.adb_parse import parse_setting
+from benchmark.devices import AdbDevice
+from benchmark.devices.adb import cleanup as adb_cleanup
+from benchmark.devices.adb.parse import parse_setting
 from tests.support.served_support import adb_server, served  # noqa: F401 - fixtures
 from ttir.core.types import Observation
 

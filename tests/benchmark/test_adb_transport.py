@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.adb_fake import FakeAdbServer, free_port
 from benchmark.device import DeviceError
-from benchmark.devices.adb_transport import connect, ensure_server, pick_serial, server_address
+from benchmark.devices.adb.transport import connect, ensure_server, pick_serial, server_address
 
 
 @pytest.fixture(autouse=True)
@@ -80,7 +80,7 @@ def test_a_missing_local_server_is_started_with_the_bundled_adb(monkeypatch):
 
     import adbutils
 
-    from benchmark.devices import adb_transport
+    from benchmark.devices.adb import transport as adb_transport
 
     port = free_port()
     started: list[list[str]] = []
@@ -101,7 +101,7 @@ def test_a_missing_local_server_is_started_with_the_bundled_adb(monkeypatch):
 
 
 def test_a_remote_server_is_never_started(monkeypatch):
-    from benchmark.devices import adb_transport
+    from benchmark.devices.adb import transport as adb_transport
 
     monkeypatch.setattr(adb_transport, "server_listening", lambda host, port, timeout=1.0: False)
     monkeypatch.setattr(adb_transport.subprocess, "run", lambda *a, **k: pytest.fail("must not start adb"))

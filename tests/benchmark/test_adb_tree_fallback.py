@@ -12,8 +12,9 @@ from loguru import logger
 from tests.support.adb_fake import FIXTURES, FakePhone
 from tests.support.served_support import adb_server  # noqa: F401 - fixture (the real adb server, private port)
 from benchmark import SimDevice, make_task
-from benchmark.devices import AdbDevice, adb_cleanup
-from benchmark.devices import adb_commands as cmd
+from benchmark.devices import AdbDevice
+from benchmark.devices.adb import cleanup as adb_cleanup
+from benchmark.devices.adb import commands as cmd
 from benchmark.tree_fallback import SETTLE_SECONDS
 from ttir.core import ocr
 

@@ -10,8 +10,8 @@ import pytest
 from PIL import Image
 
 from benchmark import SimDevice, make_task
-from benchmark.devices import adb_commands as cmd
-from benchmark.devices.adb_parse import (
+from benchmark.devices.adb import commands as cmd
+from benchmark.devices.adb.parse import (
     extract_dump,
     parse_current_display,
     parse_foreground,
@@ -253,7 +253,7 @@ def test_malformed_sync_requests_are_refused(phone, bad):
 def test_cmd_ttir_apps_names_the_apps_as_the_plans_do(phone):
     import json
 
-    from benchmark.devices.adb_apps import AppTable
+    from benchmark.devices.adb.apps import AppTable
 
     names = json.loads(out(phone, cmd.TTIR_APPS))
     assert names["SMS Messenger"] == names["Messages"] == "com.simplemobiletools.smsmessenger"
@@ -287,7 +287,7 @@ def test_typing_over_adb_matches_typing_in_one_action():
     """AdbDevice types with a tap, Ctrl+A, Delete and `input text`; the field is revealed once,
     with its new text, exactly as when the simulator types in one action (font 1.35: the
     suggestion strip's height moves the form when the text arrives)."""
-    from benchmark.devices.adb_actions import Pause, Screen, plan
+    from benchmark.devices.adb.actions import Pause, Screen, plan
     from ttir.core.types import Action
 
     task = make_task("ContactsAddContact")

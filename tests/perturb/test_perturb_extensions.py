@@ -11,8 +11,8 @@ from tests.support.adb_fake import FakePhone
 
 import perturb
 from benchmark import SimDevice, make_task
-from benchmark.devices import adb_cleanup
-from benchmark.devices.adb import AdbDevice
+from benchmark.devices.adb import cleanup as adb_cleanup
+from benchmark.devices.adb.device import AdbDevice
 from experiments.spec import ExperimentSpec
 from ttir.cli import main
 from ttir.core.types import Action

@@ -203,7 +203,8 @@ def test_works_over_a_real_phone_adb_device(tmp_path):
     """AdbDevice over the recording fake phone: the overlay is in the screenshot and
     the dump, a tap on its button never reaches the phone, a tap after it does."""
     from tests.support.adb_fake import FakePhone
-    from benchmark.devices import AdbDevice, adb_cleanup
+    from benchmark.devices import AdbDevice
+    from benchmark.devices.adb import cleanup as adb_cleanup
 
     phone = FakePhone()
     dev = AdbDevice(adb_device=phone, sleep=lambda s: None, settle_seconds=0, action_settle_seconds=0,

@@ -8,7 +8,8 @@ import pytest
 from PIL import Image
 
 from tests.support.adb_fake import FakePhone
-from benchmark.devices import AdbDevice, adb_cleanup
+from benchmark.devices import AdbDevice
+from benchmark.devices.adb import cleanup as adb_cleanup
 from ttir.core.dump import MAX_CHARS, MAX_DEPTH, DumpError, parse_dump
 from ttir.core.types import Observation
 

@@ -75,7 +75,7 @@ MARKS = {"ok": " ok ", "warn": "warn", "fail": "FAIL", "skip": "skip"}
 def run(args: argparse.Namespace) -> int:
     if args.vlm:
         return run_vlm(args)
-    from benchmark.devices.adb_doctor import run_checks
+    from benchmark.devices.adb.doctor import run_checks
 
     if args.settle < 0:
         raise ValueError(f"--settle={args.settle} must be >= 0 seconds")

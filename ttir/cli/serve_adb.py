@@ -164,8 +164,8 @@ def _announce(daemons: list[Any], task: Any, args: argparse.Namespace) -> None:
 def show_verdict(port: int, host: str, adb_port: Optional[int]) -> int:
     import adbutils
 
-    from benchmark.devices import adb_commands as cmd
-    from benchmark.devices.adb_transport import ensure_server, server_address
+    from benchmark.devices.adb import commands as cmd
+    from benchmark.devices.adb.transport import ensure_server, server_address
 
     server_host, server_port = server_address(None, adb_port)
     ensure_server(server_host, server_port)

@@ -3,7 +3,7 @@
 Checks, in order, with the real client over real HTTP: the endpoint answers
 ``GET /models``; the model is listed; it answers a request whose reply has a
 JSON schema (and in which form: json_schema, json_object + schema, or plain text
-parsed); it accepts an image. Each check yields a :class:`VLMCheck`.
+parsed); it accepts an image. Each check yields a :class:`DoctorCheck`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict
 from ttir.core.config import VLMConfig
 from ttir.core.doctor_check import DoctorCheck
 
-VLMCheck = DoctorCheck  # the name callers of the model doctor know
 
 
 class _Probe(BaseModel):
@@ -33,13 +32,13 @@ PROBE_PROMPT = ('Is the sky blue on a clear day? Reply with one JSON object and 
                 '{"answer": "yes" or "no", "colour": "the colour, in one word"}')
 
 
-def run_vlm_checks(config: Optional[VLMConfig] = None, *, max_tokens: int = 64) -> Iterator[VLMCheck]:
+def run_vlm_checks(config: Optional[VLMConfig] = None, *, max_tokens: int = 64) -> Iterator[DoctorCheck]:
     from ttir.model.client import VLMClient, VLMError, VLMImagesRefused
 
     cfg = (config or VLMConfig()).model_copy(update={"max_retries": 0, "vision": None, "structured": "auto"})
     client = VLMClient(cfg)
     if not client.base_url:
-        yield VLMCheck(name="endpoint", status="fail", detail="no endpoint: set TTIR_VLM_BASE_URL (or pass --base-url); "
+        yield DoctorCheck(name="endpoint", status="fail", detail="no endpoint: set TTIR_VLM_BASE_URL (or pass --base-url); "
                        "for the offline model run `ttir serve-model` first")
         return
     client.traits.structured, client.traits.vision = None, None  # probe afresh
@@ -48,16 +47,16 @@ def run_vlm_checks(config: Optional[VLMConfig] = None, *, max_tokens: int = 64) 
     try:
         models = client.list_models()
     except VLMError as exc:
-        yield VLMCheck(name="reachable", status="fail", detail=str(exc))
+        yield DoctorCheck(name="reachable", status="fail", detail=str(exc))
         for name in ("model listed", "structured replies", "images"):
-            yield VLMCheck(name=name, status="skip", detail="the endpoint did not answer")
+            yield DoctorCheck(name=name, status="skip", detail="the endpoint did not answer")
         return
-    yield VLMCheck(name="reachable", status="ok", detail=f"{client.base_url} answered GET /models in "
+    yield DoctorCheck(name="reachable", status="ok", detail=f"{client.base_url} answered GET /models in "
                    f"{(time.perf_counter() - t0) * 1000:.0f} ms")
     if client.model in models:
-        yield VLMCheck(name="model listed", status="ok", detail=f"{client.model!r} is served")
+        yield DoctorCheck(name="model listed", status="ok", detail=f"{client.model!r} is served")
     else:
-        yield VLMCheck(name="model listed", status="warn", needed=False,
+        yield DoctorCheck(name="model listed", status="warn", needed=False,
                        detail=f"{client.model!r} is not among {models[:8]}; set TTIR_VLM_MODEL to one of them "
                               "(some servers answer for any name)")
     try:
@@ -66,23 +65,23 @@ def run_vlm_checks(config: Optional[VLMConfig] = None, *, max_tokens: int = 64) 
         how = {"json_schema": "response_format json_schema (OpenAI / vLLM style)",
                "json_object": "response_format json_object + schema (llama-cpp-python style)",
                "off": "no response_format accepted: plain replies, parsed leniently"}[form]
-        yield VLMCheck(name="structured replies", status="ok" if form != "off" else "warn", needed=False,
+        yield DoctorCheck(name="structured replies", status="ok" if form != "off" else "warn", needed=False,
                        detail=f"{how}; a reply parsed in {result.usage.latency_s:.1f} s "
                               f"({result.usage.attempts} request(s))")
     except VLMError as exc:
-        yield VLMCheck(name="structured replies", status="fail", detail=f"no usable reply: {exc}")
+        yield DoctorCheck(name="structured replies", status="fail", detail=f"no usable reply: {exc}")
     try:
         client.complete_text("Describe this image in three words.", images=[Image.new("RGB", (32, 32), "red")],
                              max_tokens=16)
-        yield VLMCheck(name="images", status="ok", needed=False, detail="an image was accepted: screenshots are sent")
+        yield DoctorCheck(name="images", status="ok", needed=False, detail="an image was accepted: screenshots are sent")
     except VLMImagesRefused as exc:
-        yield VLMCheck(name="images", status="warn", needed=False,
+        yield DoctorCheck(name="images", status="warn", needed=False,
                        detail=f"refused (a text-only model): ttir sends the accessibility tree as text instead "
                               f"(detected on its own; vlm.vision: false skips the probe). {str(exc)[:160]}")
     except VLMError as exc:
-        yield VLMCheck(name="images", status="warn", needed=False, detail=f"the image request failed: {exc}")
+        yield DoctorCheck(name="images", status="warn", needed=False, detail=f"the image request failed: {exc}")
     finally:
         client.close()
 
 
-__all__ = ["VLMCheck", "run_vlm_checks"]
+__all__ = ["DoctorCheck", "run_vlm_checks"]

@@ -18,7 +18,7 @@ import yaml
 from loguru import logger
 
 from benchmark.device import ActionError
-from benchmark.devices.adb_settings import Display
+from benchmark.devices.adb.settings import Display
 from benchmark.devices.adbd import wire
 from benchmark.devices.adbd.files import FileStore
 from benchmark.devices.adbd.png import PngEncoder

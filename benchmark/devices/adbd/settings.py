@@ -3,7 +3,7 @@ in step with the simulated phone's knobs (DeviceSettings).
 
 The raw values live here, as Android stores them (strings; ``None`` = unset /
 no override). The knob-bound ones are the same states AdbDevice reads and
-writes (benchmark/devices/adb_settings.py), translated by the same functions:
+writes (benchmark/devices/adb/settings.py), translated by the same functions:
 writing ``settings put system font_scale 1.35`` configures the phone, and a
 knob changed on the phone itself (a perturbation served with it) shows
 through ``settings get``.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from benchmark.device import SETTING_NAMES
-from benchmark.devices.adb_settings import (
+from benchmark.devices.adb.settings import (
     KNOB_STATES,
     SECURE_SETTINGS,
     STATES,

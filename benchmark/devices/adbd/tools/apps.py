@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmark.devices.adb_commands import check_component, check_package
+from benchmark.devices.adb.commands import check_component, check_package
 from benchmark.devices.adbd.sh import Call
 from benchmark.devices.adbd.text import text
 from ttir.core.types import Action

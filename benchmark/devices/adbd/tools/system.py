@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from benchmark.devices.adb_commands import NAVBAR_OVERLAYS
-from benchmark.devices.adb_settings import NAVIGATION_MODES
+from benchmark.devices.adb.commands import NAVBAR_OVERLAYS
+from benchmark.devices.adb.settings import NAVIGATION_MODES
 from benchmark.devices.adbd.settings import NAMESPACES
 from benchmark.devices.adbd.sh import Call
 from benchmark.devices.adbd.text import text

@@ -1,6 +1,6 @@
 """The checks behind ``ttir doctor``: is everything a real-phone run needs there?
 
-:func:`run_checks` yields one :class:`Check` at a time (so the CLI can print
+:func:`run_checks` yields one :class:`~ttir.core.doctor_check.DoctorCheck` at a time (so the CLI can print
 as it goes). A check that is ``needed`` and fails makes the setup unusable.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator, Optional, Union
 
 from benchmark.device import DeviceError, DeviceSettings, SETTING_NAMES
-from benchmark.devices.adb_parse import command_failed, parse_setting
+from benchmark.devices.adb.parse import command_failed, parse_setting
 from ttir.core.doctor_check import DoctorCheck, Status
 
 CHECKS: dict[str, str] = {
@@ -27,14 +27,13 @@ CHECKS: dict[str, str] = {
 }
 NOT_NEEDED = {"foreground app", "leftover settings", "android", "knob date_format", "knob locale",
               "knob navigation_mode"}
-Check = DoctorCheck  # the name callers of the phone doctor know
 
 
-def _check(name: str, status: Status, detail: str) -> Check:
-    return Check(name=name, status=status, detail=detail, needed=name not in NOT_NEEDED)
+def _check(name: str, status: Status, detail: str) -> DoctorCheck:
+    return DoctorCheck(name=name, status=status, detail=detail, needed=name not in NOT_NEEDED)
 
 
-def _skip_rest(after: str, reason: str, knobs: bool) -> Iterator[Check]:
+def _skip_rest(after: str, reason: str, knobs: bool) -> Iterator[DoctorCheck]:
     names = list(CHECKS)
     for name in names[names.index(after) + 1 :]:
         if name.startswith("knob ") and not knobs:
@@ -70,10 +69,10 @@ def run_checks(
     settle_seconds: float = 1.0,
     journal_dir: Union[str, Path, None] = "auto",
     adb_device: Any = None,
-) -> Iterator[Check]:
+) -> Iterator[DoctorCheck]:
     """Run the checks in order, yielding each result; stops early when the rest cannot run."""
-    from benchmark.devices.adb import AdbDevice
-    from benchmark.devices.adb_settings import SettingsSnapshot, default_journal_dir
+    from benchmark.devices.adb.device import AdbDevice
+    from benchmark.devices.adb.settings import SettingsSnapshot, default_journal_dir
 
     if adb_device is None:
         server = yield from _server_checks(serial, host, port, start_server, knobs)
@@ -93,22 +92,22 @@ def run_checks(
         yield _check("leftover settings", "warn", f"run(s) {pids} died with the phone's settings changed; restored them")
     else:
         yield _check("leftover settings", "ok", "none")
-    problems: list[Check] = []
+    problems: list[DoctorCheck] = []
     try:
         yield from _device_checks(device, knobs)
     except DeviceError as exc:
-        problems.append(Check(name="device", status="fail", detail=f"the phone stopped answering: {exc}"))
+        problems.append(DoctorCheck(name="device", status="fail", detail=f"the phone stopped answering: {exc}"))
     finally:  # no yield in here: the generator may be closing (Ctrl-C)
         try:
             device.close()
         except DeviceError as exc:
-            problems.append(Check(name="restore", status="fail", detail=str(exc)))
+            problems.append(DoctorCheck(name="restore", status="fail", detail=str(exc)))
     yield from problems
 
 
 def _server_checks(serial: Optional[str], host: Optional[str], port: Optional[int], start_server: bool,
-                   knobs: bool) -> Iterator[Check]:
-    from benchmark.devices.adb_transport import ensure_server, pick_serial, server_address
+                   knobs: bool) -> Iterator[DoctorCheck]:
+    from benchmark.devices.adb.transport import ensure_server, pick_serial, server_address
 
     try:
         host, port = server_address(host, port)
@@ -145,7 +144,7 @@ def _timed(fn: Any) -> tuple[Any, float]:
     return out, 1000 * (time.perf_counter() - t)
 
 
-def _device_checks(device: Any, knobs: bool) -> Iterator[Check]:
+def _device_checks(device: Any, knobs: bool) -> Iterator[DoctorCheck]:
     from ttir.core.types import Observation
 
     yield _check("android", "ok" if device.sdk else "warn",
@@ -172,8 +171,8 @@ def _device_checks(device: Any, knobs: bool) -> Iterator[Check]:
         yield _knob_round_trip(device, knob, current)
 
 
-def _settings_writable(device: Any) -> Iterator[Check]:
-    from benchmark.devices import adb_commands as cmd
+def _settings_writable(device: Any) -> Iterator[DoctorCheck]:
+    from benchmark.devices.adb import commands as cmd
 
     try:
         before = parse_setting(device.shell(cmd.settings_get("system", "font_scale")))
@@ -192,8 +191,8 @@ def _settings_writable(device: Any) -> Iterator[Check]:
         yield _check("settings writable", "ok", f"font_scale={value} written and read back")
 
 
-def _knob_round_trip(device: Any, knob: str, current: DeviceSettings) -> Check:
-    from benchmark.devices.adb_settings import BEST_EFFORT, KNOB_STATES, knob_targets, same_value
+def _knob_round_trip(device: Any, knob: str, current: DeviceSettings) -> DoctorCheck:
+    from benchmark.devices.adb.settings import BEST_EFFORT, KNOB_STATES, knob_targets, same_value
 
     name = f"knob {knob}"
     value = probe_value(knob, current)

@@ -1,4 +1,4 @@
-"""App name → package table for ``open_app`` on a real phone (data: adb_apps.yaml)."""
+"""App name → package table for ``open_app`` on a real phone (data: apps.yaml)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Mapping, Optional, Sequence, Union
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from benchmark.devices.adb_commands import check_component, check_package
+from benchmark.devices.adb.commands import check_component, check_package
 from ttir.core.validation import load_yaml_file
 
-DEFAULT_TABLE = Path(__file__).with_name("adb_apps.yaml")
+DEFAULT_TABLE = Path(__file__).with_name("apps.yaml")
 
 
 class AppEntry(BaseModel):

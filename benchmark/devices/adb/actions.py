@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Union
 
 from benchmark.device import SCROLL_FRACTION, ActionError
-from benchmark.devices import adb_commands as cmd
+from benchmark.devices.adb import commands as cmd
 from ttir.core.types import Action, UIElement
 
 FOCUS_PAUSE_SECONDS = 0.4  # after tapping a field, before typing: the keyboard has to come up

@@ -21,8 +21,8 @@ from typing import Any, Callable, Optional
 from loguru import logger
 
 from benchmark.device import DeviceSettings
-from benchmark.devices import adb_commands as cmd
-from benchmark.devices.adb_parse import parse_night_mode, parse_setting, parse_wm_density, parse_wm_size
+from benchmark.devices.adb import commands as cmd
+from benchmark.devices.adb.parse import parse_night_mode, parse_setting, parse_wm_density, parse_wm_size
 
 SYSTEM_SETTINGS = (
     "font_scale",

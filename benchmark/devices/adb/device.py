@@ -1,8 +1,8 @@
 """AdbDevice: a real phone or emulator behind the Device protocol (see docs/architecture.md § Device protocol).
 
 Observation = ``screencap`` + ``uiautomator dump`` + the foreground activity
-from ``dumpsys``; actions = ``input`` commands (adb_actions.py); the state
-knobs = ``settings`` / ``wm`` / ``cmd uimode`` (adb_settings.py), whose
+from ``dumpsys``; actions = ``input`` commands (actions.py); the state
+knobs = ``settings`` / ``wm`` / ``cmd uimode`` (settings.py), whose
 original values are snapshotted before the first change and written back on
 ``close()``, ``reset()``, leaving a ``with`` block, SIGINT/SIGTERM and
 interpreter exit — and, after a hard kill, by the next AdbDevice on that phone.
@@ -20,11 +20,11 @@ from PIL import Image
 from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_fixed
 
 from benchmark.device import ActionError, DeviceError, DeviceSettings, SETTING_NAMES, check_settings
-from benchmark.devices import adb_cleanup
-from benchmark.devices import adb_commands as cmd
-from benchmark.devices.adb_actions import Pause, Screen, plan
-from benchmark.devices.adb_apps import AppTable
-from benchmark.devices.adb_parse import (
+from benchmark.devices.adb import cleanup as adb_cleanup
+from benchmark.devices.adb import commands as cmd
+from benchmark.devices.adb.actions import Pause, Screen, plan
+from benchmark.devices.adb.apps import AppTable
+from benchmark.devices.adb.parse import (
     command_failed,
     extract_dump,
     parse_current_display,
@@ -33,7 +33,7 @@ from benchmark.devices.adb_parse import (
     parse_sdk,
     parse_wm_size,
 )
-from benchmark.devices.adb_settings import (
+from benchmark.devices.adb.settings import (
     BEST_EFFORT,
     KNOB_STATES,
     STATES,
@@ -45,7 +45,7 @@ from benchmark.devices.adb_settings import (
     read_command,
     settings_from_states,
 )
-from benchmark.devices.adb_transport import AdbShell, connect
+from benchmark.devices.adb.transport import AdbShell, connect
 from benchmark.tree_fallback import SETTLE_SECONDS, TreeProblem, TreeRead, observe_tree
 from ttir.core.dump import DumpError
 from ttir.core.types import Action, Observation
@@ -340,7 +340,7 @@ class AdbDevice:
         return self._settings.model_copy()
 
     def read_state(self, state: str) -> Optional[str]:
-        """The raw value of one device state (see adb_settings.STATES); None = unset."""
+        """The raw value of one device state (see settings.STATES); None = unset."""
         try:
             return parse_state(state, self._shell.run(read_command(state)))
         except ValueError as exc:

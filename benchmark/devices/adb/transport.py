@@ -13,7 +13,7 @@ from loguru import logger
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from benchmark.device import DeviceError
-from benchmark.devices.adb_parse import explain_adb_error
+from benchmark.devices.adb.parse import explain_adb_error
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 5037
