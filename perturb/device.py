@@ -19,6 +19,7 @@ from loguru import logger
 
 from benchmark.device import ActionError, DeviceSettings
 from perturb.base import Perturbation
+from perturb.events import PerturbationEvent, check_event
 from perturb.overlay.manager import OverlayManager
 from ttir.core.types import ENDING_TYPES, Action, Observation
 
@@ -29,8 +30,11 @@ RAW_HISTORY = 12  # raw frames kept for stale-frame perturbations
 class Event:
     step: int
     perturbation: str
-    event: str
+    event: PerturbationEvent
     details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_event(self.event)  # a name no metric knows would be counted nowhere
 
     def to_dict(self) -> dict[str, Any]:
         return {"step": self.step, "perturbation": self.perturbation, "event": self.event, "details": self.details}

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Optional
 
-# Events that record a choice or a clean-up, not an effect on the agent's screen or actions.
-BOOKKEEPING_EVENTS = frozenset({"trap_selected", "restored"})
+from perturb.events import BOOKKEEPING_EVENTS
 
 
 def is_effect(event: Mapping[str, Any]) -> bool:
