@@ -29,13 +29,14 @@ from experiments.metrics.episodes import (GUARD_ORDER, Record, RunData, fired, o
                                           termination_of, verified)
 from experiments.metrics.steps import is_recovery_step
 from experiments.reports.escape import script_json
+from ttir.guarded.report import GUARD_EVENT_TYPES
 
 if TYPE_CHECKING:
     from experiments.report import RunMetrics
 
 TEMPLATES = Path(__file__).parent / "templates"
-GUARD_EVENT_TYPES = ("session_opened", "recovery_step", "session_closed", "claim_blocked", "guard_error",
-                     "diagnoser_error", "recovery_unavailable")
+# the guard's events a step shows as they are (findings are summarised; a resting model is not a step's story)
+SHOWN_GUARD_EVENTS = tuple(t for t in GUARD_EVENT_TYPES if t not in ("finding", "model_resting"))
 EMBED_WIDTH = 240  # px: screenshots embedded by ``self_contained`` (the run keeps them at 360)
 EMBED_QUALITY = 60
 PLACEHOLDER = re.compile(r"\{\{title\}\}|/\*\{\{css\}\}\*/|/\*\{\{js\}\}\*/|\{\{data\}\}")
@@ -97,7 +98,7 @@ def _guard_events(step: dict[str, Any]) -> list[dict[str, Any]]:
             if g.get("problem"):
                 out.append({k: g.get(k) for k in ("type", "diagnoser", "verdict", "tier", "confidence", "evidence",
                                                   "claim") if g.get(k) is not None})
-        elif g.get("type") in GUARD_EVENT_TYPES:
+        elif g.get("type") in SHOWN_GUARD_EVENTS:
             out.append(g)
     return out
 

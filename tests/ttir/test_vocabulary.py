@@ -69,3 +69,16 @@ def test_each_action_group_is_spelled_once():
                 if set(words) <= set(ACTION_TYPES) and frozenset(words) in groups:
                     again.append(f"{path.relative_to(root)}:{line} spells {groups[frozenset(words)]} ({', '.join(words)})")
     assert not again, "action groups spelled again:\n" + "\n".join(again)
+
+
+def test_guard_event_types_are_declared_once():
+    """Every type the guard writes to its step log, and every one the runner's readers look for, is declared
+    in GuardEventType (ttir/guarded/report.py)."""
+    from ttir.guarded.report import GUARD_EVENT_TYPES
+
+    written = set(re.findall(r"\.event\(\"([a-z_]+)\"", (ROOT / "ttir" / "guarded" / "middleware.py").read_text(encoding="utf-8")))
+    assert len(written) >= 8 and written <= set(GUARD_EVENT_TYPES), sorted(written - set(GUARD_EVENT_TYPES))
+    read = set()
+    for path in ("experiments/metrics/steps.py", "experiments/metrics/guardstats.py", "experiments/viewer.py"):
+        read |= set(re.findall(r"get\(\"type\"\) == \"([a-z_]+)\"", (ROOT / path).read_text(encoding="utf-8")))
+    assert read and read <= set(GUARD_EVENT_TYPES), sorted(read - set(GUARD_EVENT_TYPES))

@@ -26,7 +26,7 @@ from ttir.guarded.checks import Check, configured_checks, default_checks, mode_o
 from ttir.core.config import TTIRConfig
 from ttir.core.errors import ConfigError, GuardUsageError, ObservationTypeError, unknown_name
 from ttir.model.deadline import model_deadline, paused_deadline
-from ttir.guarded.report import GuardReport, SessionRecord, StepUsage
+from ttir.guarded.report import GUARD_EVENT_TYPES, GuardEventType, GuardReport, SessionRecord, StepUsage
 from ttir.core.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
 from ttir.model.client import run_sync
 
@@ -124,7 +124,9 @@ class _Core:
         self._told: set[str] = set()  # checks whose "nothing to try" was logged this episode
         self._warned: set[str] = set()  # kinds of the guard's own faults logged at WARNING this episode
 
-    def event(self, kind: str, **data: Any) -> None:
+    def event(self, kind: GuardEventType, **data: Any) -> None:
+        if kind not in GUARD_EVENT_TYPES:  # our own bug: a type no reader knows would be counted nowhere
+            raise ValueError(f"guard event type {kind!r} is not declared in ttir/guarded/report.py (GuardEventType)")
         e = {"step": self.t, "type": kind, **data}
         self.new_events.append(e)
         self.all_events.append(e)

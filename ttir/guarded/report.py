@@ -7,6 +7,12 @@ from typing import Any, Literal, Optional, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 Outcome = Literal["open", "resolved", "budget_spent", "exhausted", "episode_end", "error"]  # how a session ended
+
+# what the guard's step log (``GuardedAgent.events``, an episode record's ``guard_events``) says, under its
+# ``type`` key: declared once, checked where an event is written
+GuardEventType = Literal["finding", "session_opened", "recovery_step", "session_closed", "recovery_unavailable",
+                         "claim_blocked", "model_resting", "diagnoser_error", "guard_error"]
+GUARD_EVENT_TYPES: tuple[str, ...] = get_args(GuardEventType)
 SESSION_OUTCOMES: tuple[str, ...] = get_args(Outcome)
 
 
