@@ -88,7 +88,7 @@ def compute_metrics(run: RunData | Path | str) -> RunMetrics:
     guard_rows, checks = guard_stats(data)
     return RunMetrics(
         run=data.name, root=str(data.root) if data.root else "", episodes=len(recs),
-        errors=sum(r.get("status") == "error" for r in recs), agents=agent_infos(data), guards=data.guards(),
+        errors=sum(r.status == "error" for r in recs), agents=agent_infos(data), guards=data.guards(),
         perturbations=data.perturbations(), success=success_rates(recs),
         components=delta_table(recs, "component"), layers=delta_table(recs, "layer"),
         per_type=delta_table(recs, "perturbation"), failures=failure_counts(recs), pass_at_k=pass_at_k_table(recs),

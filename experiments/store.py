@@ -23,11 +23,14 @@ import socket
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from loguru import logger
 
 from ttir.core.errors import ConfigError, TTIRError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from experiments.records import EpisodeRecord
 
 try:
     import fcntl
@@ -92,9 +95,26 @@ class RunStore:
 
     # -- reading --------------------------------------------------------------------------
     def records(self) -> list[dict[str, Any]]:
+        """The episode records as the lines hold them (plain dicts)."""
         return list(self._iter())
 
+    def episode_records(self) -> list["EpisodeRecord"]:
+        """The episode records, typed (``experiments.records``); a line whose fields have the
+        wrong type is skipped with a warning naming the field, like a line that is not JSON."""
+        from experiments.records import EpisodeRecord, RecordError
+
+        out = []
+        for n, rec in self._numbered():
+            try:
+                out.append(EpisodeRecord.parse(rec, f"{self.path}:{n}"))
+            except RecordError as exc:
+                logger.warning("{}; skipped", exc)
+        return out
+
     def _iter(self) -> Iterator[dict[str, Any]]:
+        return (rec for _, rec in self._numbered())
+
+    def _numbered(self) -> Iterator[tuple[int, dict[str, Any]]]:
         if not self.path.exists():
             return
         with self.path.open("r", encoding="utf-8", errors="replace") as fh:
@@ -110,7 +130,7 @@ class RunStore:
                 if problem is not None:
                     logger.warning("{}:{}: {}; skipped", self.path, n, problem)
                     continue
-                yield rec
+                yield n, rec
 
     def done_ids(self) -> set[str]:
         return {r["id"] for r in self._iter()}

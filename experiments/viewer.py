@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from experiments.metrics.episodes import (GUARD_ORDER, Record, RunData, fired, ordered, perturbation_label, succeeded,
                                           termination_of, verified)
 from experiments.metrics.steps import is_recovery_step
+from experiments.records import GuardEvent, Trajectory, TrajectoryStep
 from experiments.reports.escape import script_json
 from ttir.guarded.report import GUARD_EVENT_TYPES
 
@@ -91,16 +92,22 @@ class EmbeddedImages(LinkedImages):
         return self.images
 
 
-def _guard_events(step: dict[str, Any]) -> list[dict[str, Any]]:
+def _guard_events(step: TrajectoryStep) -> list[dict[str, Any]]:
     out = []
-    for g in step.get("guard_events") or []:
-        if g.get("type") == "finding":
-            if g.get("problem"):
-                out.append({k: g.get(k) for k in ("type", "diagnoser", "verdict", "tier", "confidence", "evidence",
-                                                  "claim") if g.get(k) is not None})
-        elif g.get("type") in SHOWN_GUARD_EVENTS:
-            out.append(g)
+    for g in step.guard_events:
+        if g.type == "finding":
+            if g.problem:
+                out.append(_finding_view(g))
+        elif g.type in SHOWN_GUARD_EVENTS:
+            out.append(g.to_json())
     return out
+
+
+def _finding_view(g: GuardEvent) -> dict[str, Any]:
+    """The keys of a finding the viewer shows, those it has."""
+    keys = ("type", "diagnoser", "verdict", "tier", "confidence", "evidence", "claim")
+    values = {k: getattr(g, k, None) for k in keys}
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def _focus(rec: Record, steps: list[dict[str, Any]], onset: Optional[int]) -> int:
@@ -110,51 +117,52 @@ def _focus(rec: Record, steps: list[dict[str, Any]], onset: Optional[int]) -> in
     opened = next((s["i"] for s in steps if any(g.get("type") == "session_opened" for g in s["guard"])), None)
     if opened is not None:
         return int(opened)
-    return int(rec.get("fired_step") or 0)
+    return int(rec.fired_step or 0)
 
 
 def episode_view(run: RunData, rec: Record, images: LinkedImages, category: Optional[str] = None,
                  onset: Optional[int] = None) -> dict[str, Any]:
-    traj = run.trajectory(rec) or {}
+    traj = run.trajectory(rec) or Trajectory()
     steps = []
-    for st in traj.get("trajectory") or []:
-        obs = st.get("observation") or {}
-        a = st.get("agent_step") or {}
+    for st in traj.trajectory:
+        obs, a = st.observation, st.agent_step
         steps.append({
-            "i": st.get("index"), "img": images.ref(rec, obs.get("ref")), "fg": obs.get("foreground"),
-            "size": obs.get("screen_size"), "orientation": obs.get("orientation"), "action": a.get("action"),
-            "thought": a.get("thought"), "summary": a.get("summary"), "error": st.get("action_error"),
-            "source": "recovery" if is_recovery_step(st) else "agent", "events": st.get("perturbation_events") or [],
-            "guard": _guard_events(st),
+            "i": st.index, "img": images.ref(rec, obs.ref), "fg": obs.foreground,
+            "size": list(obs.screen_size) if obs.screen_size is not None else None, "orientation": obs.orientation,
+            "action": a.action.to_json() if a.action is not None else None,
+            "thought": a.thought, "summary": a.summary, "error": st.action_error,
+            "source": "recovery" if is_recovery_step(st) else "agent",
+            "events": [e.to_json() for e in st.perturbation_events], "guard": _guard_events(st),
         })
-    report = traj.get("guard") or {}
-    summary = rec.get("guard_summary") or {}
-    acted = bool(summary.get("sessions") or summary.get("blocked_claims") or report.get("sessions"))
+    sessions = traj.guard.sessions if traj.guard is not None else []
+    summary = rec.guard_summary
+    acted = bool((summary is not None and (summary.sessions or summary.blocked_claims)) or sessions)
     ok = succeeded(rec)
     return {
-        "id": rec["id"], "task": rec["task"], "goal": rec.get("goal") or traj.get("goal"),
-        "perturbation": perturbation_label(rec), "component": rec.get("component"), "layer": rec.get("layer"),
-        "agent": rec["agent"], "kind": rec.get("agent_kind"), "guard": rec.get("guard", "off"), "seed": rec.get("seed"),
-        "repeat": rec.get("repeat"), "status": rec.get("status", "ok"), "success": ok, "verified": verified(rec),
-        "termination": termination_of(rec), "fired": None if rec.get("perturbation", "clean") == "clean" else fired(rec),
-        "fired_step": rec.get("fired_step"), "acted": acted, "recovered": acted and ok,
-        "steps_used": rec.get("steps"), "budget": rec.get("budget"),
-        "error": (rec.get("error") or "")[-2000:] or None, "category": category,
-        "final": images.ref(rec, "final.jpg"), "final_screen": traj.get("final_screen"),
-        "reset_events": traj.get("reset_events") or [], "steps": steps, "focus": _focus(rec, steps, onset),
-        "sessions": report.get("sessions") or [], "guard_summary": rec.get("guard_summary"),
+        "id": rec.id, "task": rec.task, "goal": rec.goal or traj.goal,
+        "perturbation": perturbation_label(rec), "component": rec.component, "layer": rec.layer,
+        "agent": rec.agent, "kind": rec.agent_kind, "guard": rec.guard, "seed": rec.seed,
+        "repeat": rec.repeat, "status": rec.status, "success": ok, "verified": verified(rec),
+        "termination": termination_of(rec), "fired": None if rec.is_clean else fired(rec),
+        "fired_step": rec.fired_step, "acted": acted, "recovered": acted and ok,
+        "steps_used": rec.steps, "budget": rec.budget,
+        "error": (rec.error or "")[-2000:] or None, "category": category,
+        "final": images.ref(rec, "final.jpg"),
+        "final_screen": traj.final_screen.to_json() if traj.final_screen is not None else None,
+        "reset_events": traj.reset_events, "steps": steps, "focus": _focus(rec, steps, onset),
+        "sessions": [s.to_json() for s in sessions],
+        "guard_summary": summary.to_json() if summary is not None else None,
     }
 
 
 def ordered_records(run: RunData) -> list[Record]:
     """Records grouped by task (in run order), then perturbation (clean first), agent, guard, seed, repeat."""
     recs = run.records
-    tasks = ordered(r["task"] for r in recs)
+    tasks = ordered(r.task for r in recs)
     perts, agents = run.perturbations(), run.agents()
-    guards = ordered((r.get("guard", "off") for r in recs), GUARD_ORDER)
-    return sorted(recs, key=lambda r: (tasks.index(r["task"]), perts.index(perturbation_label(r)),
-                                       agents.index(r["agent"]), guards.index(r.get("guard", "off")),
-                                       r.get("instance", 0), r.get("seed", 0), r.get("repeat", 0)))
+    guards = ordered((r.guard for r in recs), GUARD_ORDER)
+    return sorted(recs, key=lambda r: (tasks.index(r.task), perts.index(perturbation_label(r)),
+                                       agents.index(r.agent), guards.index(r.guard), r.instance, r.seed, r.repeat))
 
 
 def render_viewer(run: RunData, metrics: Optional["RunMetrics"], out_dir: Path, *, self_contained: bool = False) -> str:
@@ -165,7 +173,7 @@ def render_viewer(run: RunData, metrics: Optional["RunMetrics"], out_dir: Path, 
     images = EmbeddedImages(run, out_dir) if self_contained else LinkedImages(run, out_dir)
     episodes = []
     for r in ordered_records(run):
-        a = attributions.get(r["id"])
+        a = attributions.get(r.id)
         episodes.append(episode_view(run, r, images, CATEGORY_LABELS[a.category] if a else None,
                                      a.step if a else None))
     data = {"run": run.name, "agents": labels, "episodes": episodes, "images": images.table()}

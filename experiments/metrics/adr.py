@@ -41,8 +41,8 @@ from typing import Any, Optional, Sequence
 
 from pydantic import BaseModel
 
-from experiments.metrics.episodes import (RunData, Trajectory, mean, ordered,
-                                          perturbation_label, succeeded)
+from experiments.metrics.episodes import RunData, mean, ordered, perturbation_label, succeeded
+from experiments.records import ActionView, Trajectory, TrajectoryLike, TrajectoryStep
 from ttir.core.types import LOCATED_TYPES
 
 GRID = (10, 20)
@@ -67,7 +67,7 @@ def _element_identity(el: Any) -> Optional[str]:
     return None
 
 
-def _from_xml(xml_path: Path, action: dict[str, Any]) -> Optional[str]:
+def _from_xml(xml_path: Path, action: ActionView) -> Optional[str]:
     from ttir.core.types import Observation
 
     try:
@@ -75,10 +75,10 @@ def _from_xml(xml_path: Path, action: dict[str, Any]) -> Optional[str]:
     except (OSError, ValueError):
         return None
     els = obs.elements
-    idx = action.get("index")
+    idx = action.index
     if idx is not None and 0 <= idx < len(els):
         return _element_identity(els[idx])
-    x, y = action.get("x"), action.get("y")
+    x, y = action.x, action.y
     if x is None or y is None:
         return None
     hits = []
@@ -90,61 +90,61 @@ def _from_xml(xml_path: Path, action: dict[str, Any]) -> Optional[str]:
     return min(hits)[1] if hits else None
 
 
-def target_of(step: dict[str, Any], episode_dir: Optional[Path] = None) -> str:
-    agent_step = step.get("agent_step") or {}
-    action = agent_step.get("action") or {}
-    if action.get("action_type") not in LOCATED_TYPES or (action.get("index") is None and action.get("x") is None):
+def target_of(step: TrajectoryStep, episode_dir: Optional[Path] = None) -> str:
+    action = step.action
+    if action is None or action.action_type not in LOCATED_TYPES or (action.index is None and action.x is None):
         return "-"
     if episode_dir is not None:
-        xml = episode_dir / f"step_{int(step.get('index', 0)):03d}.xml"
+        xml = episode_dir / f"step_{int(step.index or 0):03d}.xml"
         if xml.exists():
             ident = _from_xml(xml, action)
             if ident:
                 return ident
-    m = _QUOTED.search(agent_step.get("summary") or "")
+    m = _QUOTED.search(step.agent_step.summary or "")
     if m:
         return "label:" + _norm(m.group(1))
-    x, y = action.get("x"), action.get("y")
+    x, y = action.x, action.y
     if x is None or y is None:
-        return f"index:{action.get('index')}"
-    w, h = (step.get("observation") or {}).get("screen_size") or (1080, 2400)
+        return f"index:{action.index}"
+    w, h = step.observation.screen_size or (1080, 2400)
     col = min(GRID[0] - 1, max(0, int(x * GRID[0] / max(1, w))))
     row = min(GRID[1] - 1, max(0, int(y * GRID[1] / max(1, h))))
     return f"cell:{col},{row}"
 
 
-def argument_of(action: dict[str, Any]) -> str:
-    t = action.get("action_type")
+def argument_of(action: ActionView) -> str:
+    t = action.action_type
     if t in ("input_text", "answer"):
-        return _norm(action.get("text") or "")
+        return _norm(action.text or "")
     if t == "open_app":
-        return _norm(action.get("app_name") or "")
+        return _norm(action.app_name or "")
     if t == "scroll":
-        return action.get("direction") or "-"
+        return action.direction or "-"
     if t == "swipe":
-        dx = (action.get("x2") or 0) - (action.get("x") or 0)
-        dy = (action.get("y2") or 0) - (action.get("y") or 0)
+        dx = (action.x2 or 0) - (action.x or 0)
+        dy = (action.y2 or 0) - (action.y or 0)
         if abs(dx) >= abs(dy):
             return "right" if dx > 0 else "left"
         return "down" if dy > 0 else "up"
     if t == "status":
-        return action.get("goal_status") or "-"
+        return action.goal_status or "-"
     return "-"
 
 
-def action_tokens(trajectory: Trajectory, episode_dir: Optional[Path] = None) -> list[str]:
+def action_tokens(trajectory: TrajectoryLike, episode_dir: Optional[Path] = None) -> list[str]:
     """The deterministic tokens of a trajectory (see the module docstring)."""
-    steps = trajectory.get("trajectory") or []
-    final_pkg = _package((trajectory.get("final_screen") or {}).get("package")
-                         or (trajectory.get("final_screen") or {}).get("foreground"))
+    traj = Trajectory.parse(trajectory, "trajectory")
+    steps = traj.trajectory
+    final = traj.final_screen
+    final_pkg = _package((final.package or final.foreground) if final is not None else None)
     out = []
     for i, step in enumerate(steps):
-        action = (step.get("agent_step") or {}).get("action")
-        if not action:
+        action = step.action
+        if action is None:
             continue
-        before = _package((step.get("observation") or {}).get("foreground"))
-        after = _package((steps[i + 1].get("observation") or {}).get("foreground")) if i + 1 < len(steps) else final_pkg
-        out.append("|".join([before, str(action.get("action_type")), target_of(step, episode_dir),
+        before = _package(step.observation.foreground)
+        after = _package(steps[i + 1].observation.foreground) if i + 1 < len(steps) else final_pkg
+        out.append("|".join([before, str(action.action_type), target_of(step, episode_dir),
                              argument_of(action), after]))
     return out
 
@@ -202,9 +202,9 @@ def adr_pairs(run: RunData) -> list[ADRPair]:
         if not b:
             continue
         d = edit_distance(a, b)
-        out.append(ADRPair(id=pert["id"], clean_id=clean["id"], agent=pert["agent"], guard=pert.get("guard", "off"),
-                           perturbation=perturbation_label(pert), component=str(pert.get("component")),
-                           layer=pert.get("layer"), both_succeeded=succeeded(pert) and succeeded(clean),
+        out.append(ADRPair(id=pert.id, clean_id=clean.id, agent=pert.agent, guard=pert.guard,
+                           perturbation=perturbation_label(pert), component=str(pert.component),
+                           layer=pert.layer, both_succeeded=succeeded(pert) and succeeded(clean),
                            edits=d, clean_len=len(b), adr=d / len(b)))
     return out
 

@@ -39,13 +39,14 @@ rule is kept in ``matches`` with its evidence.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Literal, Optional
 
 from pydantic import BaseModel
 
-from experiments.metrics.episodes import Record, RunData, Trajectory, perturbation_label, succeeded, termination_of
-from experiments.metrics.eventlog import CONTEXT_LOSS_EVENTS, INTERRUPTION_ENDED_EVENTS, EventLog
-from experiments.metrics.steps import action_of, first_stuck_run, format_action, is_recovery_step
+from experiments.metrics.episodes import Record, RunData, perturbation_label, succeeded, termination_of
+from experiments.metrics.eventlog import CONTEXT_LOSS_EVENTS, INTERRUPTION_ENDED_EVENTS, Event, EventLog
+from experiments.metrics.steps import Step, action_of, first_stuck_run, format_action, is_recovery_step
+from experiments.records import EpisodeLike, Trajectory, TrajectoryLike, as_episode, as_trajectory
 
 Category = Literal["off_task_engagement", "stale_coordinate_stuck", "silent_action_failure", "goal_drift", "other"]
 CATEGORY_LABELS: dict[str, str] = {
@@ -75,7 +76,7 @@ class Attribution(BaseModel):
     termination: str = ""  # how the failed episode ended: done / infeasible / budget / error
 
 
-def find_stuck(steps: list[dict[str, Any]], episode_dir: Optional[Path] = None) -> Optional[tuple[int, int, str]]:
+def find_stuck(steps: list[Step], episode_dir: Optional[Path] = None) -> Optional[tuple[int, int, str]]:
     """(first step, attempts, action) of the first run of identical attempts on an unchanging screen."""
     run = first_stuck_run(steps, episode_dir)
     if run is None:
@@ -83,21 +84,20 @@ def find_stuck(steps: list[dict[str, Any]], episode_dir: Optional[Path] = None) 
     return run[0], len(run), format_action(action_of(steps[run[0]]))
 
 
-def aimed_at(step: dict[str, Any], label: Optional[str]) -> bool:
+def aimed_at(step: Step, label: Optional[str]) -> bool:
     """Did the agent mean to press this overlay button? Its summary or thought names the label,
     or speaks of the interruption (the reference agents and the guard say so when they dismiss)."""
-    agent_step = step.get("agent_step") or {}
-    said = f"{agent_step.get('summary') or ''} {agent_step.get('thought') or ''}".lower()
+    said = f"{step.agent_step.summary or ''} {step.agent_step.thought or ''}".lower()
     if is_recovery_step(step):
         return True
     return bool(label and label.lower() in said) or any(w in said for w in ("dismiss", "interruption", "pop-up",
                                                                               "popup", "notification", "dialog"))
 
 
-def _silent(e: dict[str, Any], steps: list[dict[str, Any]]) -> Optional[str]:
+def _silent(e: Event, steps: list[Step]) -> Optional[str]:
     """Why the event silently defeated the agent's action of its step, else None."""
-    kind, s = e.get("event"), int(e.get("step", 0))
-    d = e.get("details") or {}
+    kind, s = e.event, e.step
+    d = e.details
     if kind in SILENT_EVENTS:
         return kind
     if kind == "blocked_action" and d.get("where") in INVISIBLE_BLOCKERS:
@@ -108,70 +108,70 @@ def _silent(e: dict[str, Any], steps: list[dict[str, Any]]) -> Optional[str]:
     return None
 
 
-def find_silent_failure(steps: list[dict[str, Any]], log: EventLog) -> Optional[tuple[int, str]]:
+def find_silent_failure(steps: list[Step], log: EventLog) -> Optional[tuple[int, str]]:
     for e in log.events:
-        s = int(e.get("step", 0))
+        s = e.step
         why = _silent(e, steps)
         if why is None or s >= len(steps) or is_recovery_step(steps[s]):
             continue
-        nxt = next((t for t in steps[s + 1:] if action_of(t).get("action_type") != "wait" or is_recovery_step(t)), None)
+        nxt = next((t for t in steps[s + 1:] if t.action_type != "wait" or is_recovery_step(t)), None)
         if nxt is None or is_recovery_step(nxt):
             continue  # the episode ended, or the guard took over
         now, then = action_of(steps[s]), action_of(nxt)
         if now and then and now != then:
-            return s, (f"{e.get('perturbation')} at step {s}: {why} ({format_action(now)}); the agent went on with "
-                       f"{format_action(then)} at step {nxt.get('index')}")
+            return s, (f"{e.perturbation} at step {s}: {why} ({format_action(now)}); the agent went on with "
+                       f"{format_action(then)} at step {nxt.index}")
     return None
 
 
-def find_drift(rec: Record, traj: Trajectory, steps: list[dict[str, Any]], log: EventLog) -> Optional[tuple[int, str]]:
+def find_drift(rec: Record, traj: Trajectory, steps: list[Step], log: EventLog) -> Optional[tuple[int, str]]:
     starts = [e for e in log.of(_DRIFT_STARTS) if _deliberate(e, steps)]
     if not starts:
         return None
     e = starts[0]
-    s = int(e.get("step", 0))
-    what = f"{e.get('perturbation')}: {e.get('event')} at step {s}"
+    s = e.step
+    what = f"{e.perturbation}: {e.event} at step {s}"
     termination = termination_of(rec)
     if termination == "done":
         return s, f"{what}; then the agent claimed completion of an unfinished task"
-    restart = next((st for st in steps[s + 1:] if action_of(st).get("action_type") in ("open_app", "navigate_home")
+    restart = next((st for st in steps[s + 1:] if st.action_type in ("open_app", "navigate_home")
                     and not is_recovery_step(st)), None)
     if restart is not None:
-        how = f"{format_action(action_of(restart))} at step {restart.get('index')}"
+        how = f"{format_action(action_of(restart))} at step {restart.index}"
         return s, f"{what}; then the agent restarted ({how})"
     return s, f"{what}; then the agent wandered until {termination}"
 
 
-def _deliberate(e: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
+def _deliberate(e: Event, steps: list[Step]) -> bool:
     """A dismissal by a button counts only when the agent (or the guard) aimed at it; an accidental
     one is a silent failure of the action it swallowed."""
-    d = e.get("details") or {}
-    s = int(e.get("step", 0))
-    if e.get("event") == "overlay_dismissed" and d.get("via", "button") == "button" and s < len(steps):
+    d = e.details
+    s = e.step
+    if e.event == "overlay_dismissed" and d.get("via", "button") == "button" and s < len(steps):
         return aimed_at(steps[s], d.get("label"))
     return True
 
 
-def attribute(rec: Record, traj: Optional[Trajectory], episode_dir: Optional[Path] = None) -> Attribution:
+def attribute(rec: EpisodeLike, traj: Optional[TrajectoryLike], episode_dir: Optional[Path] = None) -> Attribution:
     """The category of one failed episode (see the module docstring)."""
-    base = dict(id=rec["id"], agent=rec["agent"], agent_kind=str(rec.get("agent_kind", "?")),
-                guard=rec.get("guard", "off"), perturbation=perturbation_label(rec),
-                component=str(rec.get("component", "clean")), termination=termination_of(rec))
+    rec, traj = as_episode(rec), as_trajectory(traj)
+    base = dict(id=rec.id, agent=rec.agent, agent_kind=rec.agent_kind, guard=rec.guard,
+                perturbation=perturbation_label(rec), component=rec.component_label, termination=termination_of(rec))
     if succeeded(rec):
-        raise ValueError(f"record {rec['id']!r}: success=True; only failed episodes are attributed")
-    if rec.get("status") == "error" or traj is None:
-        why = "the episode raised" if rec.get("status") == "error" else "no trajectory was stored"
+        raise ValueError(f"record {rec.id!r}: success=True; only failed episodes are attributed")
+    if rec.status == "error" or traj is None:
+        why = "the episode raised" if rec.status == "error" else "no trajectory was stored"
         return Attribution(**base, category="other", reason=why)
-    steps = traj.get("trajectory") or []
-    log = EventLog(traj.get("events"))
+    steps = traj.trajectory
+    log = EventLog(traj.events)
     matches: dict[str, str] = {}
     onset: dict[str, int] = {}
     eng = log.engagements()
     if eng:
         e = eng[0]
-        d = e.get("details") or {}
-        onset["off_task_engagement"] = int(e.get("step", 0))
-        matches["off_task_engagement"] = (f"{e.get('perturbation')}: {e.get('event')} at step {e.get('step')}"
+        d = e.details
+        onset["off_task_engagement"] = e.step
+        matches["off_task_engagement"] = (f"{e.perturbation}: {e.event} at step {e.step}"
                                           f" ({d.get('label') or d.get('to_page') or d.get('field') or ''} on "
                                           f"{d.get('title') or d.get('overlay')!r}); {len(eng)} engagement event(s)")
     stuck = find_stuck(steps, episode_dir)
@@ -199,7 +199,7 @@ def attribute(rec: Record, traj: Optional[Trajectory], episode_dir: Optional[Pat
 
 def _other_reason(rec: Record, traj: Trajectory) -> str:
     termination = termination_of(rec)
-    n = len(traj.get("events") or [])
+    n = len(traj.events)
     return f"no rule matched (termination {termination}, {n} perturbation event(s))"
 
 

@@ -5,19 +5,25 @@ A *setting* is (agent, guard, perturbation): one cell of the paper's tables. A
 the clean episode with the same pair key form a clean/perturbed pair (same agent,
 same guard mode, same task parameters, same seed and repeat), which is what Δc,
 Δstep, RSR and ADR compare.
+
+Records and trajectories are typed (``experiments.records``: ``EpisodeRecord``,
+``Trajectory``): :meth:`RunData.load` builds them once, and the metrics read attributes.
+Every function here also takes a record's plain dict (a hand-built record, a line read
+elsewhere), checked the same way.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from benchmark.episode import LEGACY_TERMINATIONS, gated_success
+from experiments.records import (EpisodeLike, EpisodeRecord, Trajectory, TrajectoryLike, as_episode, as_episodes,
+                                 as_trajectory)
 from perturb.firing import fired_from_counts
 
-Record = dict[str, Any]
-Trajectory = dict[str, Any]
+Record = EpisodeRecord  # the typed record (experiments.records); every function here also takes its dict
 
 GUARD_ORDER = ("off", "rules", "cascade", "vlm")
 COMPONENT_ORDER = ("state", "action", "transition")
@@ -26,74 +32,78 @@ LAYER_NAMES = {"S": "Spatial", "T": "Thinking", "A": "Action", "R": "Reliability
 MODEL_FREE_KINDS = ("replay", "planner", "oracle", "reference")
 
 
-def perturbation_label(rec: Record) -> str:
+def perturbation_label(rec: EpisodeLike) -> str:
     """The perturbation's name, with its parameter overrides when it has any and the
     dump style when it is not the default (``clean@focused_window``)."""
-    name = str(rec.get("perturbation", "clean"))
-    ov = rec.get("overrides") or {}
+    rec = as_episode(rec)
+    name = rec.perturbation
+    ov = rec.overrides
     if ov:
         name += "{" + ",".join(f"{k}={ov[k]}" for k in sorted(ov)) + "}"
-    return name + (f"@{rec['dump']}" if rec.get("dump") else "")
+    return name + (f"@{rec.dump}" if rec.dump else "")
 
 
-def is_clean(rec: Record) -> bool:
-    return rec.get("perturbation", "clean") == "clean"
+def is_clean(rec: EpisodeLike) -> bool:
+    return as_episode(rec).is_clean
 
 
-def termination_of(rec: Record) -> str:
+def termination_of(rec: EpisodeLike) -> str:
     """How the episode ended: done, infeasible, budget or error (older records' names mapped)."""
-    if rec.get("status", "ok") != "ok":
+    rec = as_episode(rec)
+    if rec.status != "ok":
         return "error"
-    t = str(rec.get("termination") or "budget")
+    t = str(rec.termination or "budget")
     return LEGACY_TERMINATIONS.get(t, t)
 
 
-def verified(rec: Record) -> bool:
+def verified(rec: EpisodeLike) -> bool:
     """The task's verifier said yes at the end of the episode, whoever ended it."""
-    return rec.get("status", "ok") == "ok" and bool(rec.get("verified", rec.get("success")))
+    rec = as_episode(rec)
+    return rec.status == "ok" and bool(rec.verified)
 
 
-def succeeded(rec: Record) -> bool:
+def succeeded(rec: EpisodeLike) -> bool:
     """Done-gated success (AndroidWorld): verified AND ended by the agent (benchmark.episode.gated_success).
     An episode that raised counts as a failure (the paper counts null runs as failures)."""
     return gated_success(verified(rec), termination_of(rec))
 
 
-def verified_not_done(rec: Record) -> bool:
+def verified_not_done(rec: EpisodeLike) -> bool:
     """The state was right but the agent never declared it: budget ran out (or it raised)."""
     return verified(rec) and not succeeded(rec)
 
 
-def fired(rec: Record) -> bool:
+def fired(rec: EpisodeLike) -> bool:
     """Did the episode's perturbation take effect? True for clean episodes (nothing to reach) and
     for episodes that raised before recording it (they stay in the figures, as failures)."""
-    if is_clean(rec):
+    rec = as_episode(rec)
+    if rec.is_clean:
         return True
-    if rec.get("fired") is not None:
-        return bool(rec["fired"])
-    counts = rec.get("events")
-    if isinstance(counts, dict):  # records written before `fired` existed
-        return fired_from_counts(counts)
+    if rec.fired is not None:
+        return rec.fired
+    if rec.events is not None:  # records written before `fired` existed
+        return fired_from_counts(rec.events)
     return True
 
 
-def reached(records: Iterable[Record]) -> list[Record]:
+def reached(records: Iterable[EpisodeLike]) -> list[Record]:
     """Clean episodes and the perturbed ones whose perturbation fired: what the perturbed figures use."""
-    return [r for r in records if fired(r)]
+    return [r for r in as_episodes(records) if fired(r)]
 
 
-def not_reached(records: Iterable[Record]) -> list[Record]:
+def not_reached(records: Iterable[EpisodeLike]) -> list[Record]:
     """Perturbed episodes whose perturbation never fired (left out of the perturbed figures)."""
-    return [r for r in records if not fired(r)]
+    return [r for r in as_episodes(records) if not fired(r)]
 
 
-def pair_key(rec: Record) -> tuple[Any, ...]:
-    return (rec["task"], rec.get("instance", 0), rec["agent"], rec.get("guard", "off"), rec.get("seed", 0),
-            rec.get("repeat", 0), rec.get("dump"))
+def pair_key(rec: EpisodeLike) -> tuple[Any, ...]:
+    rec = as_episode(rec)
+    return (rec.task, rec.instance, rec.agent, rec.guard, rec.seed, rec.repeat, rec.dump)
 
 
-def setting_key(rec: Record) -> tuple[str, str, str]:
-    return (rec["agent"], rec.get("guard", "off"), perturbation_label(rec))
+def setting_key(rec: EpisodeLike) -> tuple[str, str, str]:
+    rec = as_episode(rec)
+    return (rec.agent, rec.guard, perturbation_label(rec))
 
 
 def ordered(values: Iterable[Any], preferred: Sequence[Any] = ()) -> list[Any]:
@@ -107,17 +117,16 @@ def ordered(values: Iterable[Any], preferred: Sequence[Any] = ()) -> list[Any]:
 
 
 class RunData:
-    """Records of ``RUN_DIR/episodes.jsonl`` plus lazily loaded trajectories."""
+    """Records of ``RUN_DIR/episodes.jsonl`` (typed: ``experiments.records.EpisodeRecord``) plus
+    lazily loaded trajectories (``experiments.records.Trajectory``)."""
 
-    def __init__(self, records: list[Record], root: Optional[Path] = None,
-                 trajectories: Optional[dict[str, Trajectory]] = None, spec: Optional[dict[str, Any]] = None):
-        for i, rec in enumerate(records):
-            for key in ("id", "task", "agent"):
-                if key not in rec:
-                    raise ValueError(f"record {i}: field {key!r} is missing (got keys {sorted(rec)})")
-        self.records = records
+    def __init__(self, records: Sequence[EpisodeLike], root: Optional[Path] = None,
+                 trajectories: Optional[Mapping[str, Optional[TrajectoryLike]]] = None,
+                 spec: Optional[dict[str, Any]] = None):
+        self.records: list[Record] = as_episodes(records)
         self.root = Path(root) if root is not None else None
-        self._trajectories: dict[str, Optional[Trajectory]] = dict(trajectories or {})
+        self._trajectories: dict[str, Optional[Trajectory]] = {
+            eid: as_trajectory(t, f"trajectory of {eid}") for eid, t in (trajectories or {}).items()}
         self.spec = spec
 
     @classmethod
@@ -127,7 +136,7 @@ class RunData:
         root = Path(run_dir)
         if not (root / EPISODES).exists():
             raise FileNotFoundError(f"run_dir={str(root)!r} has no {EPISODES}; expected a folder written by `ttir run`")
-        records = RunStore(root).records()
+        records = RunStore(root).episode_records()
         spec_path = root / "spec.json"
         spec = json.loads(spec_path.read_text(encoding="utf-8")) if spec_path.exists() else None
         return cls(records, root=root, spec=spec)
@@ -138,45 +147,46 @@ class RunData:
             return str(self.spec["name"])
         return self.root.name if self.root is not None else "run"
 
-    def trajectory(self, rec: Record) -> Optional[Trajectory]:
-        eid = rec["id"]
+    def trajectory(self, rec: EpisodeLike) -> Optional[Trajectory]:
+        eid = as_episode(rec).id
         if eid not in self._trajectories:
             path = self.episode_dir(rec) / "trajectory.json" if self.root is not None else None
-            self._trajectories[eid] = (json.loads(path.read_text(encoding="utf-8"))
+            self._trajectories[eid] = (as_trajectory(json.loads(path.read_text(encoding="utf-8")), str(path))
                                        if path is not None and path.exists() else None)
         return self._trajectories[eid]
 
-    def episode_dir(self, rec: Record) -> Path:
+    def episode_dir(self, rec: EpisodeLike) -> Path:
+        eid = as_episode(rec).id
         if self.root is None:
-            return Path("episodes") / rec["id"]
-        return self.root / "episodes" / rec["id"]
+            return Path("episodes") / eid
+        return self.root / "episodes" / eid
 
     # -- groupings ---------------------------------------------------------------------------
     def agents(self) -> list[str]:
-        return ordered(r["agent"] for r in self.records)
+        return ordered(r.agent for r in self.records)
 
     def guards(self) -> list[str]:
-        return ordered((r.get("guard", "off") for r in self.records), GUARD_ORDER)
+        return ordered((r.guard for r in self.records), GUARD_ORDER)
 
     def perturbations(self) -> list[str]:
         return ordered((perturbation_label(r) for r in self.records), ("clean",))
 
     def agent_kind(self, agent: str) -> str:
-        return next((str(r.get("agent_kind", "?")) for r in self.records if r["agent"] == agent), "?")
+        return next((r.agent_kind for r in self.records if r.agent == agent), "?")
 
     def pairs(self) -> list[tuple[Record, Record]]:
         """(perturbed, clean) pairs with the same pair key, perturbed episodes that fired only."""
         return make_pairs(self.records)
 
 
-def make_pairs(records: Iterable[Record]) -> list[tuple[Record, Record]]:
+def make_pairs(records: Iterable[EpisodeLike]) -> list[tuple[Record, Record]]:
     """(perturbed, clean) pairs with the same pair key, over the perturbed episodes whose
     perturbation fired (an unfired one is a clean run: it says nothing about the perturbation)."""
-    recs = list(records)
-    clean = {pair_key(r): r for r in recs if is_clean(r)}
+    recs = as_episodes(records)
+    clean = {pair_key(r): r for r in recs if r.is_clean}
     out = []
     for r in recs:
-        if not is_clean(r) and fired(r):
+        if not r.is_clean and fired(r):
             partner = clean.get(pair_key(r))
             if partner is not None:
                 out.append((r, partner))

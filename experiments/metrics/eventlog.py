@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Iterable, Optional
 
-Event = dict[str, Any]
+from experiments.records import EventLike, EventRecord, as_event
+
+Event = EventRecord
 
 # The agent engaged with injected content (tapped an engage-role button, moved a multi-page
 # flow forward by itself, typed into or chose inside an overlay).
@@ -39,10 +41,11 @@ CLOSE_EVENTS = {"overlay_dismissed": 0, "overlay_closed": 0, "app_closed": 0, "h
 INTERRUPTING_STYLES = frozenset({"dialog", "sheet", "bottom_sheet", "banner", "fullscreen", "interstitial", "anr"})
 
 
-def is_engagement(e: Event) -> bool:
-    if e.get("event") in ENGAGEMENT_EVENTS:
+def is_engagement(e: EventLike) -> bool:
+    e = as_event(e)
+    if e.event in ENGAGEMENT_EVENTS:
         return True
-    return e.get("event") == "page_advanced" and not (e.get("details") or {}).get("auto", False)
+    return e.event == "page_advanced" and not e.details.get("auto", False)
 
 
 @dataclass
@@ -60,30 +63,32 @@ class OverlaySpan:
 
 
 def _overlay_key(e: Event) -> str:
-    d = e.get("details") or {}
-    return str(d.get("overlay") or d.get("package") or e.get("perturbation"))
+    d = e.details
+    return str(d.get("overlay") or d.get("package") or e.perturbation)
 
 
 class EventLog:
-    def __init__(self, events: Optional[Iterable[Event]]):
-        self.events: list[Event] = sorted(list(events or []), key=lambda e: int(e.get("step", 0)))
+    """An episode's event log, in step order (``events``: the trajectory's ``events``, typed or plain dicts)."""
+
+    def __init__(self, events: Optional[Iterable[EventLike]]):
+        self.events: list[Event] = sorted((as_event(e) for e in events or []), key=lambda e: e.step)
 
     def of(self, kinds: Iterable[str], lo: float = -math.inf, hi: float = math.inf) -> list[Event]:
         ks = set(kinds)
-        return [e for e in self.events if e.get("event") in ks and lo <= e.get("step", 0) <= hi]
+        return [e for e in self.events if e.event in ks and lo <= e.step <= hi]
 
     def engagements(self, lo: float = -math.inf, hi: float = math.inf) -> list[Event]:
-        return [e for e in self.events if is_engagement(e) and lo <= e.get("step", 0) <= hi]
+        return [e for e in self.events if is_engagement(e) and lo <= e.step <= hi]
 
     def overlay_spans(self) -> list[OverlaySpan]:
         open_: dict[str, OverlaySpan] = {}
         spans: list[OverlaySpan] = []
         for e in self.events:
-            kind, step = e.get("event"), int(e.get("step", 0))
+            kind, step = e.event, e.step
             if kind in OPEN_EVENTS:
                 key = _overlay_key(e)
                 if key not in open_:
-                    d = e.get("details") or {}
+                    d = e.details
                     span = OverlaySpan(key=key, start=step, end=math.inf,
                                        style=d.get("style") or ("anr" if kind == "app_hang" else None),
                                        title=d.get("title") or d.get("text"))
@@ -101,16 +106,16 @@ class EventLog:
     def state_perturbation_at(self, step: int) -> Optional[str]:
         """What transformed the screen at ``step``: a setting applied by a state
         perturbation (it lasts until restored), or an AnTrap S/T trap inside its window."""
-        applied = [e for e in self.events if e.get("event") == "applied" and e.get("step", 0) <= step]
-        restored = [e for e in self.events if e.get("event") == "restored" and e.get("step", 0) <= step]
-        if applied and (not restored or restored[-1]["step"] < applied[-1]["step"]):
-            return f"{applied[-1].get('perturbation')} applied at step {applied[-1]['step']}"
+        applied = [e for e in self.events if e.event == "applied" and e.step <= step]
+        restored = [e for e in self.events if e.event == "restored" and e.step <= step]
+        if applied and (not restored or restored[-1].step < applied[-1].step):
+            return f"{applied[-1].perturbation} applied at step {applied[-1].step}"
         for e in self.events:
-            if e.get("event") in STATE_TRANSFORM_EVENTS:
-                fired = next((f for f in self.events if f.get("event") == "trap_fired"
-                              and f.get("perturbation") == e.get("perturbation") and f.get("step", 0) <= e["step"]), e)
-                duration = int((fired.get("details") or {}).get("duration_steps") or 1)
-                start = int(fired.get("step", e["step"]))
-                if start <= step <= max(int(e["step"]), start + duration - 1):
-                    return f"{e.get('perturbation')}: {e['event']} at step {e['step']}"
+            if e.event in STATE_TRANSFORM_EVENTS:
+                fired = next((f for f in self.events if f.event == "trap_fired"
+                              and f.perturbation == e.perturbation and f.step <= e.step), e)
+                duration = int(fired.details.get("duration_steps") or 1)
+                start = fired.step
+                if start <= step <= max(e.step, start + duration - 1):
+                    return f"{e.perturbation}: {e.event} at step {e.step}"
         return None

@@ -41,13 +41,14 @@ from __future__ import annotations
 
 import statistics
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Literal, Optional
 
 from pydantic import BaseModel
 
-from experiments.metrics.episodes import Record, RunData, Trajectory, is_clean, verified
+from experiments.metrics.episodes import RunData, verified
 from experiments.metrics.eventlog import ACTION_FAILURE_EVENTS, CONTEXT_LOSS_EVENTS, EventLog
 from experiments.metrics.steps import action_of, format_action, no_effect, repeat_runs, stuck_before
+from experiments.records import EpisodeLike, GuardEvent, GuardSummary, Trajectory, TrajectoryLike, as_episode
 
 DIAGNOSERS = ("interference", "stuck_loop", "action_effect", "task_alignment")
 LOOKBACK = {"interference": 0, "action_effect": 2, "stuck_loop": 4, "task_alignment": 3}
@@ -107,19 +108,20 @@ def _package(fg: Optional[str]) -> str:
 
 
 def _foregrounds(traj: Trajectory) -> list[str]:
-    return [_package((s.get("observation") or {}).get("foreground")) for s in traj.get("trajectory") or []]
+    return [_package(s.observation.foreground) for s in traj.trajectory]
 
 
 Verdict = Literal["perturbation", "agent", "false_positive", "unjudged"]
 
 
-def check_trigger(diagnoser: str, step: int, rec: Record, traj: Trajectory, claim: bool = False,
+def check_trigger(diagnoser: str, step: int, rec: EpisodeLike, traj: TrajectoryLike, claim: bool = False,
                   episode_dir: Optional[Path] = None, runs: Optional[list[list[int]]] = None) -> tuple[Verdict, str]:
     """Why a trigger at ``step`` was right (``perturbation`` / ``agent``) or not — see the module docstring."""
     if diagnoser not in DIAGNOSERS:
         return "unjudged", f"{diagnoser!r} is a user-defined check: the event log does not say when it is right"
-    log = EventLog(traj.get("events"))
-    steps = traj.get("trajectory") or []
+    rec, traj = as_episode(rec), Trajectory.parse(traj, "trajectory")
+    log = EventLog(traj.events)
+    steps = traj.trajectory
     lo = step - LOOKBACK.get(diagnoser, 2)
     if diagnoser == "interference":
         span = log.overlay_at(step)
@@ -130,7 +132,7 @@ def check_trigger(diagnoser: str, step: int, rec: Record, traj: Trajectory, clai
         hits = log.of(ACTION_FAILURE_EVENTS, lo, step)
         if hits:
             e = hits[-1]
-            return "perturbation", f"{e.get('perturbation')}: {e.get('event')} at step {e.get('step')}"
+            return "perturbation", f"{e.perturbation}: {e.event} at step {e.step}"
         for s in range(max(0, lo), step + 1):
             span = log.overlay_at(s)
             if span is not None:
@@ -151,13 +153,13 @@ def check_trigger(diagnoser: str, step: int, rec: Record, traj: Trajectory, clai
         recent = log.of(CONTEXT_LOSS_EVENTS, lo, step) + log.engagements(lo, step)
         if recent:
             e = recent[0]
-            return "perturbation", f"{e.get('perturbation')}: {e.get('event')} at step {e.get('step')}"
+            return "perturbation", f"{e.perturbation}: {e.event} at step {e.step}"
         fgs = _foregrounds(traj)
         for e in log.of(CONTEXT_LOSS_EVENTS, hi=step) + log.engagements(hi=step):
-            s = int(e.get("step", 0))
+            s = e.step
             before = fgs[s - 1] if 0 < s <= len(fgs) else None
             if before and all(fg != before for fg in fgs[s:step + 1]):
-                return "perturbation", (f"{e.get('perturbation')}: {e.get('event')} at step {s}; "
+                return "perturbation", (f"{e.perturbation}: {e.event} at step {s}; "
                                         f"{before} not back in front since")
         if claim and not verified(rec):
             return "agent", "a completion claim on a task whose state was never verified"
@@ -171,26 +173,25 @@ def _is_launcher(package: str) -> bool:
     return "launcher" in package
 
 
-def triggers_of(traj: Trajectory) -> list[dict[str, Any]]:
-    report = traj.get("guard") or {}
-    if report.get("findings") is not None:
-        return [f for f in report["findings"] if f.get("problem")]
+def triggers_of(traj: TrajectoryLike) -> list[GuardEvent]:
+    traj = Trajectory.parse(traj, "trajectory")
+    if traj.guard is not None and traj.guard.findings is not None:
+        return [f for f in traj.guard.findings if f.problem]
     out = []
-    for st in traj.get("trajectory") or []:
-        out.extend(g for g in st.get("guard_events") or [] if g.get("type") == "finding" and g.get("problem"))
+    for st in traj.trajectory:
+        out.extend(g for g in st.guard_events if g.type == "finding" and g.problem)
     return out
 
 
-def check_episode(rec: Record, traj: Trajectory, episode_dir: Optional[Path] = None) -> list[TriggerCheck]:
+def check_episode(rec: EpisodeLike, traj: TrajectoryLike, episode_dir: Optional[Path] = None) -> list[TriggerCheck]:
+    rec, traj = as_episode(rec), Trajectory.parse(traj, "trajectory")
     out = []
     found = triggers_of(traj)
-    runs = repeat_runs(traj.get("trajectory") or [], episode_dir) if any(
-        f.get("diagnoser") == "stuck_loop" for f in found) else None
+    runs = repeat_runs(traj.trajectory, episode_dir) if any(f.diagnoser == "stuck_loop" for f in found) else None
     for f in found:
-        step, d = int(f.get("step", 0)), str(f.get("diagnoser"))
-        verdict, why = check_trigger(d, step, rec, traj, claim=bool(f.get("claim")), episode_dir=episode_dir,
-                                     runs=runs)
-        out.append(TriggerCheck(id=rec["id"], step=step, diagnoser=d, claim=bool(f.get("claim")), clean=is_clean(rec),
+        step, d = f.step, str(f.diagnoser)
+        verdict, why = check_trigger(d, step, rec, traj, claim=bool(f.claim), episode_dir=episode_dir, runs=runs)
+        out.append(TriggerCheck(id=rec.id, step=step, diagnoser=d, claim=bool(f.claim), clean=rec.is_clean,
                                 verdict=verdict, reason=why))
     return out
 
@@ -209,7 +210,7 @@ def guard_stats(run: RunData) -> tuple[list[GuardStatsRow], list[TriggerCheck]]:
         for guard in run.guards():
             if guard == "off":
                 continue
-            recs = [r for r in run.records if r["agent"] == agent and r.get("guard", "off") == guard]
+            recs = [r for r in run.records if r.agent == agent and r.guard == guard]
             if not recs:
                 continue
             stats = {d: DiagnoserStats(diagnoser=d) for d in DIAGNOSERS}
@@ -218,17 +219,17 @@ def guard_stats(run: RunData) -> tuple[list[GuardStatsRow], list[TriggerCheck]]:
             precision_ok = True
             for rec in recs:
                 traj = run.trajectory(rec)
-                report = (traj or {}).get("guard")
+                report = traj.guard if traj is not None else None
                 if traj is None or report is None:
                     precision_ok = False
-                    summary = rec.get("guard_summary") or {}
-                    for d, n in (summary.get("triggers") or {}).items():
+                    summary = rec.guard_summary or GuardSummary()
+                    for d, n in summary.triggers.items():
                         stats.setdefault(d, DiagnoserStats(diagnoser=d)).sessions += n
-                    calls += int(summary.get("model_calls") or 0)
-                    tokens += int(summary.get("tokens") or 0)
-                    steps += int(summary.get("steps") or 0)
-                    blocked += int(summary.get("blocked_claims") or 0)
-                    errors += int(summary.get("errors") or 0)
+                    calls += summary.model_calls
+                    tokens += summary.tokens
+                    steps += summary.steps
+                    blocked += summary.blocked_claims
+                    errors += summary.errors
                     continue
                 checks = check_episode(rec, traj, run.episode_dir(rec) if run.root else None)
                 checks_all.extend(checks)
@@ -239,18 +240,18 @@ def guard_stats(run: RunData) -> tuple[list[GuardStatsRow], list[TriggerCheck]]:
                     st.tp_perturbation += c.verdict == "perturbation"
                     st.tp_agent += c.verdict == "agent"
                     st.clean_triggers += c.clean
-                for s in report.get("sessions") or []:
-                    st = stats.setdefault(s["diagnoser"], DiagnoserStats(diagnoser=s["diagnoser"]))
+                for s in report.sessions:
+                    st = stats.setdefault(s.diagnoser, DiagnoserStats(diagnoser=s.diagnoser))
                     st.sessions += 1
-                    st.outcomes[s.get("outcome", "open")] = st.outcomes.get(s.get("outcome", "open"), 0) + 1
-                    st.recovery_steps += len(s.get("actions") or [])
-                usage = report.get("usage") or []
+                    st.outcomes[s.outcome] = st.outcomes.get(s.outcome, 0) + 1
+                    st.recovery_steps += len(s.actions)
+                usage = report.usage
                 steps += len(usage)
-                calls += sum(int(u.get("model_calls") or 0) for u in usage)
-                tokens += sum(int(u.get("prompt_tokens") or 0) + int(u.get("completion_tokens") or 0) for u in usage)
-                ms.extend(float(u.get("guard_ms") or 0.0) for u in usage)
-                blocked += int(report.get("blocked_claims") or 0)
-                errors += len(report.get("errors") or [])
+                calls += sum(u.model_calls for u in usage)
+                tokens += sum(u.prompt_tokens + u.completion_tokens for u in usage)
+                ms.extend(u.guard_ms for u in usage)
+                blocked += report.blocked_claims
+                errors += len(report.errors)
             for st in stats.values():
                 judged = st.diagnoser in DIAGNOSERS
                 st.precision = (st.true_positives / st.triggers) if st.triggers and precision_ok and judged else None

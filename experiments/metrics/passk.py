@@ -15,8 +15,8 @@ from typing import Iterable, Optional
 
 from pydantic import BaseModel
 
-from experiments.metrics.episodes import (GUARD_ORDER, Record, group_by, ordered, perturbation_label, reached,
-                                          succeeded)
+from experiments.metrics.episodes import GUARD_ORDER, group_by, ordered, perturbation_label, reached, succeeded
+from experiments.records import EpisodeLike, as_episodes
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -42,24 +42,24 @@ class PassAtKRow(BaseModel):
     pass_at: dict[int, float]  # k -> mean pass@k over tasks
 
 
-def task_runs(records: Iterable[Record]) -> dict[tuple, tuple[int, int]]:
+def task_runs(records: Iterable[EpisodeLike]) -> dict[tuple, tuple[int, int]]:
     """(agent, guard, perturbation, task, instance) -> (n runs, c successes), over the runs whose
     perturbation fired (``episodes.reached``)."""
     out: dict[tuple, tuple[int, int]] = {}
     for r in reached(records):
-        key = (r["agent"], r.get("guard", "off"), perturbation_label(r), r["task"], r.get("instance", 0))
+        key = (r.agent, r.guard, perturbation_label(r), r.task, r.instance)
         n, c = out.get(key, (0, 0))
         out[key] = (n + 1, c + int(succeeded(r)))
     return out
 
 
-def pass_at_k_table(records: Iterable[Record], max_k: Optional[int] = None) -> list[PassAtKRow]:
-    recs = list(records)
+def pass_at_k_table(records: Iterable[EpisodeLike], max_k: Optional[int] = None) -> list[PassAtKRow]:
+    recs = as_episodes(records)
     runs = task_runs(recs)
-    agents = ordered(r["agent"] for r in recs)
-    guards = ordered((r.get("guard", "off") for r in recs), GUARD_ORDER)
+    agents = ordered(r.agent for r in recs)
+    guards = ordered((r.guard for r in recs), GUARD_ORDER)
     perts = ordered((perturbation_label(r) for r in recs), ("clean",))
-    kinds = {r["agent"]: str(r.get("agent_kind", "?")) for r in recs}
+    kinds = {r.agent: r.agent_kind for r in recs}
     rows = []
     groups = group_by(runs.items(), lambda kv: kv[0][:3])
     for (agent, guard, pert), items in sorted(groups.items(), key=lambda kv: (

@@ -11,6 +11,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
+from experiments.records import StepObservation, TrajectoryStep
+
 SAME_SCREEN_MAX_DIFF = 2.0  # grey levels (0-255), mean over the thumbnail
 THUMB_WIDTH = 48
 
@@ -40,19 +42,20 @@ def screenshot_difference(a: Path, b: Path) -> Optional[float]:
     return float(ImageStat.Stat(ImageChops.difference(ta, tb)).mean[0])
 
 
-def same_screen(a: dict[str, Any], b: dict[str, Any], episode_dir: Optional[Path] = None) -> bool:
-    """``a``/``b`` are trajectory ``observation`` dicts (with ``ref`` when a screenshot was kept)."""
-    if episode_dir is not None and a.get("ref") and b.get("ref"):
-        diff = screenshot_difference(episode_dir / a["ref"], episode_dir / b["ref"])
+def same_screen(a: StepObservation, b: StepObservation, episode_dir: Optional[Path] = None) -> bool:
+    """``a``/``b`` are trajectory step observations (with ``ref`` when a screenshot was kept)."""
+    if episode_dir is not None and a.ref and b.ref:
+        diff = screenshot_difference(episode_dir / a.ref, episode_dir / b.ref)
         if diff is not None:
             return diff <= SAME_SCREEN_MAX_DIFF
-    keys = ("foreground", "orientation", "n_elements", "screen_size")
-    return all(a.get(k) == b.get(k) for k in keys)
+    return (a.foreground, a.orientation, a.n_elements, a.screen_size) == \
+        (b.foreground, b.orientation, b.n_elements, b.screen_size)
 
 
-def steps_same_screen(a: dict[str, Any], b: dict[str, Any], episode_dir: Optional[Path] = None) -> bool:
+def steps_same_screen(a: TrajectoryStep, b: TrajectoryStep, episode_dir: Optional[Path] = None) -> bool:
     """Same as ``same_screen`` for two trajectory steps, using their ground-truth screen keys when both have one."""
-    ka, kb = (a.get("truth") or {}).get("screen_key"), (b.get("truth") or {}).get("screen_key")
+    ka = a.truth.screen_key if a.truth is not None else None
+    kb = b.truth.screen_key if b.truth is not None else None
     if ka and kb:
         return ka == kb
-    return same_screen(a.get("observation") or {}, b.get("observation") or {}, episode_dir)
+    return same_screen(a.observation, b.observation, episode_dir)

@@ -3,28 +3,31 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 from experiments.metrics.screens import steps_same_screen
+from experiments.records import ActionView, TrajectoryStep
 from ttir.core.types import ENDING_TYPES, TARGETED_TYPES
 
-Step = dict[str, Any]
+Step = TrajectoryStep
 STUCK_MIN_REPEATS = 3
 PASSIVE = frozenset({"wait"})  # ignored between repeats: retry, wait, retry is still retrying
 
 
-def action_of(step: Step) -> dict[str, Any]:
-    return (step.get("agent_step") or {}).get("action") or {}
+def action_of(step: Step) -> Optional[ActionView]:
+    """The step's action (None when it has none)."""
+    return step.action
 
 
 def is_recovery_step(step: Step) -> bool:
     """The step's action came from a guard recovery session (not from the agent)."""
-    return any(g.get("type") == "recovery_step" for g in step.get("guard_events") or [])
+    return any(g.type == "recovery_step" for g in step.guard_events)
 
 
-def format_action(action: dict[str, Any]) -> str:
-    body = ", ".join(f"{k}={v!r}" for k, v in action.items() if k != "action_type" and v is not None)
-    return f"{action.get('action_type')}({body})"
+def format_action(action: Optional[ActionView]) -> str:
+    fields = action.fields() if action is not None else {}
+    body = ", ".join(f"{k}={v!r}" for k, v in fields.items() if k != "action_type" and v is not None)
+    return f"{action.action_type if action is not None else None}({body})"
 
 
 def repeat_runs(steps: list[Step], episode_dir: Optional[Path] = None) -> list[list[int]]:
@@ -36,9 +39,9 @@ def repeat_runs(steps: list[Step], episode_dir: Optional[Path] = None) -> list[l
     current: list[int] = []
     for i, st in enumerate(steps):
         a = action_of(st)
-        if a.get("action_type") in PASSIVE and not is_recovery_step(st):
+        if st.action_type in PASSIVE and not is_recovery_step(st):
             continue
-        if not a or a.get("action_type") in ENDING_TYPES or is_recovery_step(st):
+        if a is None or a.action_type in ENDING_TYPES or is_recovery_step(st):
             if current:
                 runs.append(current)
             current = []
@@ -64,8 +67,7 @@ def stuck_before(steps: list[Step], step: int, episode_dir: Optional[Path] = Non
     """A run of >= ``min_repeats`` identical attempts still going on right before ``step``
     (``runs``: ``repeat_runs(steps)``, passed in to compute it once per episode)."""
     runs = repeat_runs(steps, episode_dir) if runs is None else runs
-    active = [i for i in range(step) if action_of(steps[i]).get("action_type") not in PASSIVE
-              or is_recovery_step(steps[i])]
+    active = [i for i in range(step) if steps[i].action_type not in PASSIVE or is_recovery_step(steps[i])]
     if not active:
         return None
     last = active[-1]
@@ -82,10 +84,9 @@ def no_effect(steps: list[Step], step: int, episode_dir: Optional[Path] = None) 
     if step < 1 or step > len(steps):
         return None
     prev = steps[step - 1]
-    if prev.get("action_error"):
+    if prev.action_error:
         return f"the device refused the action of step {step - 1}"
-    a = action_of(prev)
-    if step < len(steps) and a.get("action_type") in TARGETED_TYPES and \
+    if step < len(steps) and prev.action_type in TARGETED_TYPES and \
             steps_same_screen(prev, steps[step], episode_dir):
-        return f"{format_action(a)} at step {step - 1} left the screen unchanged"
+        return f"{format_action(action_of(prev))} at step {step - 1} left the screen unchanged"
     return None

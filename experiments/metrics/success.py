@@ -34,9 +34,10 @@ from typing import Iterable, Literal, Optional
 from pydantic import BaseModel, Field
 
 from benchmark.episode import TERMINATIONS
-from experiments.metrics.episodes import (COMPONENT_ORDER, GUARD_ORDER, LAYER_ORDER, Record, fired, group_by, is_clean,
-                                          make_pairs, mean, not_reached, ordered, pair_key, perturbation_label, reached,
-                                          succeeded, termination_of, verified_not_done)
+from experiments.metrics.episodes import (COMPONENT_ORDER, GUARD_ORDER, LAYER_ORDER, Record, fired, group_by, make_pairs,
+                                          mean, not_reached, ordered, pair_key, perturbation_label, reached, succeeded,
+                                          termination_of, verified_not_done)
+from experiments.records import EpisodeLike, as_episodes
 
 
 class SuccessRow(BaseModel):
@@ -101,32 +102,32 @@ class FailureCountRow(BaseModel):
 
 
 def _kind(recs: list[Record]) -> str:
-    return str(recs[0].get("agent_kind", "?")) if recs else "?"
+    return recs[0].agent_kind if recs else "?"
 
 
-def success_rates(records: Iterable[Record]) -> list[SuccessRow]:
-    recs = list(records)
+def success_rates(records: Iterable[EpisodeLike]) -> list[SuccessRow]:
+    recs = as_episodes(records)
     out = []
-    groups = group_by(recs, lambda r: (r["agent"], r.get("guard", "off"), perturbation_label(r)))
+    groups = group_by(recs, lambda r: (r.agent, r.guard, perturbation_label(r)))
     for (agent, guard, pert), rs in _sorted_groups(groups, recs):
         scored = reached(rs)
-        ok_steps = [r["steps"] for r in scored if r.get("status", "ok") == "ok" and r.get("steps") is not None]
+        ok_steps = [r.steps for r in scored if r.status == "ok" and r.steps is not None]
         succ = sum(succeeded(r) for r in scored)
         ends = [termination_of(r) for r in scored]
         out.append(SuccessRow(
             agent=agent, agent_kind=_kind(rs), guard=guard, perturbation=pert,
-            component=str(rs[0].get("component", "clean")), layer=rs[0].get("layer"), episodes=len(rs),
-            fired=None if is_clean(rs[0]) else len(scored), successes=succ,
+            component=rs[0].component_label, layer=rs[0].layer, episodes=len(rs),
+            fired=None if rs[0].is_clean else len(scored), successes=succ,
             verified_not_done=sum(verified_not_done(r) for r in scored),
-            errors=sum(r.get("status") == "error" for r in rs), success_rate=succ / len(scored) if scored else None,
+            errors=sum(r.status == "error" for r in rs), success_rate=succ / len(scored) if scored else None,
             mean_steps=mean(ok_steps), terminations={t: ends.count(t) for t in TERMINATIONS if t in ends},
-            not_reached=[r["id"] for r in not_reached(rs)]))
+            not_reached=[r.id for r in not_reached(rs)]))
     return out
 
 
 def _sorted_groups(groups: dict, recs: list[Record]) -> list:
-    agents = ordered(r["agent"] for r in recs)
-    guards = ordered((r.get("guard", "off") for r in recs), GUARD_ORDER)
+    agents = ordered(r.agent for r in recs)
+    guards = ordered((r.guard for r in recs), GUARD_ORDER)
     perts = ordered((perturbation_label(r) for r in recs), ("clean",))
 
     def rank(item: tuple) -> tuple:
@@ -143,7 +144,7 @@ def delta_cell(group: str, pairs: list[tuple[Record, Record]], unreached: int = 
     clean_sr = sum(succeeded(c) for _, c in pairs) / len(pairs)
     pert_sr = sum(succeeded(p) for p, _ in pairs) / len(pairs)
     both = [(p, c) for p, c in pairs if succeeded(p) and succeeded(c)]
-    diffs = [p["steps"] - c["steps"] for p, c in both if p.get("steps") is not None and c.get("steps") is not None]
+    diffs = [p.steps - c.steps for p, c in both if p.steps is not None and c.steps is not None]
     solved_clean = sum(succeeded(c) for _, c in pairs)
     return DeltaCell(group=group, pairs=len(pairs), not_reached=unreached, clean_sr=clean_sr, pert_sr=pert_sr,
                      delta_c=clean_sr - pert_sr, delta_step=mean(diffs), step_pairs=len(diffs), solved_clean=solved_clean,
@@ -153,25 +154,25 @@ def delta_cell(group: str, pairs: list[tuple[Record, Record]], unreached: int = 
 GroupBy = Literal["component", "layer", "perturbation"]
 
 
-def delta_table(records: Iterable[Record], by: GroupBy = "component") -> list[DeltaRow]:
+def delta_table(records: Iterable[EpisodeLike], by: GroupBy = "component") -> list[DeltaRow]:
     """One row per agent × guard mode; cells per group.
 
     ``component``: AndroidReality perturbations only (no AnTrap layer), cells overall /
     state / action / transition (Table 2). ``layer``: AnTrap traps only, cells overall /
     S / T / A / R. ``perturbation``: one cell per perturbation type (Figures 6/7).
     """
-    recs = list(records)
+    recs = as_episodes(records)
     pairs = make_pairs(recs)
-    clean_keys = {pair_key(r) for r in recs if is_clean(r)}
-    unfired = [r for r in recs if not is_clean(r) and not fired(r) and pair_key(r) in clean_keys]
+    clean_keys = {pair_key(r) for r in recs if r.is_clean}
+    unfired = [r for r in recs if not r.is_clean and not fired(r) and pair_key(r) in clean_keys]
     if by == "component":
-        unfired = [r for r in unfired if r.get("layer") is None]
-        pairs = [(p, c) for p, c in pairs if p.get("layer") is None]
-        groups, key = ordered((p.get("component") for p, _ in pairs), COMPONENT_ORDER), (lambda p: p.get("component"))
+        unfired = [r for r in unfired if r.layer is None]
+        pairs = [(p, c) for p, c in pairs if p.layer is None]
+        groups, key = ordered((p.component for p, _ in pairs), COMPONENT_ORDER), (lambda p: p.component)
     elif by == "layer":
-        unfired = [r for r in unfired if r.get("layer") is not None]
-        pairs = [(p, c) for p, c in pairs if p.get("layer") is not None]
-        groups, key = ordered((p.get("layer") for p, _ in pairs), LAYER_ORDER), (lambda p: p.get("layer"))
+        unfired = [r for r in unfired if r.layer is not None]
+        pairs = [(p, c) for p, c in pairs if p.layer is not None]
+        groups, key = ordered((p.layer for p, _ in pairs), LAYER_ORDER), (lambda p: p.layer)
     elif by == "perturbation":
         groups = [g for g in ordered(perturbation_label(r) for r in recs) if g != "clean"]
         key = perturbation_label
@@ -179,7 +180,7 @@ def delta_table(records: Iterable[Record], by: GroupBy = "component") -> list[De
         raise ValueError(f"by={by!r} is unknown; expected component, layer or perturbation")
     rows = []
     for (agent, guard), ps in _pair_groups(pairs, recs):
-        mine = [r for r in unfired if (r["agent"], r.get("guard", "off")) == (agent, guard)]
+        mine = [r for r in unfired if (r.agent, r.guard) == (agent, guard)]
         cells = [delta_cell("overall", ps, len(mine))] if by != "perturbation" else []
         for g in groups:
             sub = [(p, c) for p, c in ps if key(p) == g]
@@ -190,25 +191,25 @@ def delta_table(records: Iterable[Record], by: GroupBy = "component") -> list[De
 
 
 def _pair_groups(pairs: list[tuple[Record, Record]], recs: list[Record]) -> list:
-    groups = group_by(pairs, lambda pc: (pc[0]["agent"], pc[0].get("guard", "off")))
-    agents = ordered(r["agent"] for r in recs)
-    guards = ordered((r.get("guard", "off") for r in recs), GUARD_ORDER)
+    groups = group_by(pairs, lambda pc: (pc[0].agent, pc[0].guard))
+    agents = ordered(r.agent for r in recs)
+    guards = ordered((r.guard for r in recs), GUARD_ORDER)
     return sorted(groups.items(), key=lambda kv: (agents.index(kv[0][0]), guards.index(kv[0][1])))
 
 
-def failure_counts(records: Iterable[Record]) -> list[FailureCountRow]:
+def failure_counts(records: Iterable[EpisodeLike]) -> list[FailureCountRow]:
     """Figure 4: failed episodes with guard off vs each other guard mode, clean and perturbed."""
-    recs = list(records)
-    guards = ordered((r.get("guard", "off") for r in recs), GUARD_ORDER)
+    recs = as_episodes(records)
+    guards = ordered((r.guard for r in recs), GUARD_ORDER)
     if "off" not in guards:
         return []
 
     def match_key(r: Record) -> tuple:
-        return (r["task"], r.get("instance", 0), perturbation_label(r), r["agent"], r.get("seed", 0), r.get("repeat", 0))
+        return (r.task, r.instance, perturbation_label(r), r.agent, r.seed, r.repeat)
 
-    by_guard = {g: {match_key(r): r for r in recs if r.get("guard", "off") == g} for g in guards}
+    by_guard = {g: {match_key(r): r for r in recs if r.guard == g} for g in guards}
     out = []
-    for agent in ordered(r["agent"] for r in recs):
+    for agent in ordered(r.agent for r in recs):
         for g in guards:
             if g == "off":
                 continue
@@ -221,7 +222,7 @@ def failure_counts(records: Iterable[Record]) -> list[FailureCountRow]:
                 without = sum(not succeeded(by_guard["off"][k]) for k in keys)
                 with_ = sum(not succeeded(by_guard[g][k]) for k in keys)
                 out.append(FailureCountRow(
-                    agent=agent, agent_kind=str(by_guard[g][keys[0]].get("agent_kind", "?")), guard=g, condition=cond,
+                    agent=agent, agent_kind=by_guard[g][keys[0]].agent_kind, guard=g, condition=cond,
                     episodes=len(keys), failed_without=without, failed_with=with_,
                     reduction=(without - with_) / without if without else None))
     return out

@@ -74,7 +74,7 @@ def test_pairs_need_the_same_agent_guard_seed_and_repeat():
     records = [rec(task="A"), rec(task="A", perturbation="p", seed=1), rec(task="A", perturbation="p", guard="rules"),
                rec(task="A", perturbation="p", repeat=0)]
     pairs = make_pairs(records)
-    assert len(pairs) == 1 and pairs[0][0]["seed"] == 0 and pairs[0][0]["guard"] == "off"
+    assert len(pairs) == 1 and pairs[0][0].seed == 0 and pairs[0][0].guard == "off"
 
 
 def test_no_pair_gives_empty_cells_not_zeroes():
