@@ -20,6 +20,7 @@ from benchmark.sim import system
 from benchmark.sim.clock import SimClock
 from benchmark.sim.keyboard import SoftKeyboard
 from benchmark.sim.launcher import launcher
+from benchmark.sim.memo import FrameMemo, MemoEntry, shared_view
 from benchmark.sim.storage import Storage
 from benchmark.sim.system import LAUNCHER, SYSTEMUI, IME, Notification, SystemState
 from benchmark.ui import tokens
@@ -61,6 +62,7 @@ class Frame:
     foreground: str
     bars: system.Bars
     area: Box  # the app window (above the keyboard, between the system bars)
+    memo: Optional[MemoEntry] = None  # where this frame's elements, screenshot and dump are kept (frame_memo)
 
 
 @dataclass
@@ -82,7 +84,13 @@ class _Stores:
 
 
 class SimDevice:
-    """The embedded default device. See docs/architecture.md § Device protocol."""
+    """The embedded default device. See docs/architecture.md § Device protocol.
+
+    ``frame_memo`` (optional, a :class:`~benchmark.sim.memo.FrameMemo`, which several
+    devices may share): reuse the elements, screenshot and dump of a screen already seen
+    instead of exporting, drawing and serialising it again. Observations are identical
+    with and without it; it only saves time when many episodes revisit the same screens
+    (tests/benchmark/test_solvability.py)."""
 
     def __init__(
         self,
@@ -91,9 +99,13 @@ class SimDevice:
         dpi: int = BASE_DPI,
         apps: Optional[Iterable[type[App]]] = None,
         settings: Optional[DeviceSettings] = None,
+        frame_memo: Optional[FrameMemo] = None,
     ):
         from benchmark.apps import APP_CLASSES
 
+        if frame_memo is not None and not isinstance(frame_memo, FrameMemo):
+            raise TypeError(f"frame_memo must be a FrameMemo or None, got {type(frame_memo).__name__}")
+        self.frame_memo = frame_memo
         self.base_size = size
         self.base_dpi = dpi
         self._initial_settings = (settings or DeviceSettings()).model_copy()
@@ -360,6 +372,8 @@ class SimDevice:
     def _frame(self) -> Frame:
         if self._frame_cache is not None:
             return self._frame_cache
+        if self.frame_memo is not None:
+            self.frame_memo.begin_frame()
         m = self.metrics()
         W, H = m.width, m.height
         bars = system.bars(m, self._settings.orientation, self._settings.navigation_mode)
@@ -390,14 +404,14 @@ class SimDevice:
         area: Box = app_area
         ime_nav = bars.gesture  # with gesture navigation the IME draws its own Back / switcher bar
         if self.focus is not None and self.overlay is None:
-            kb_node = lay(self._localized(self.keyboard.widget(with_nav=ime_nav), lang), m, x0, 0, x1 - x0)
+            kb_node = self._lay(self._localized(self.keyboard.widget(with_nav=ime_nav), lang), m, x0, 0, x1 - x0)
             kb_h = kb_node.bounds[3] - kb_node.bounds[1]
             kb_bottom = H if ime_nav else app_bottom
             _shift(kb_node, 0, kb_bottom - kb_h)
             area = (x0, sb, x1, kb_bottom - kb_h)
         root_w = Widget("column", cls="android.widget.FrameLayout")
         if main_kind == "app" and screen is not None and app is not None:
-            root = lay_screen(screen, m, area, app.route.state, root_w)
+            root = self._lay_screen(screen, m, area, app.route.state, root_w)
             if self._reveal_focus and self.focus is not None and _reveal(root, app.route.state, m):
                 root = lay_screen(screen, m, area, app.route.state, root_w)
             self._reveal_focus = False
@@ -416,7 +430,7 @@ class SimDevice:
             windows.append(Window("recents", LAUNCHER, root, activity=".NexusLauncherActivity", wallpaper=True))
         else:
             root = Node(root_w, area)
-            home = lay(self._localized(launcher(self, area, m), lang), m, x0, sb, x1 - x0)
+            home = self._lay(self._localized(launcher(self, area, m), lang), m, x0, sb, x1 - x0)
             home.bounds = area
             root.children = [home]
             windows.append(Window("launcher", LAUNCHER, root, activity=".NexusLauncherActivity", wallpaper=True))
@@ -428,26 +442,53 @@ class SimDevice:
             sroot = Node(Widget("column", cls="android.widget.FrameLayout"), app_area)
             sroot.children = [lay_scroll(sw.children[0], m, app_area, self.stores.shade)]
             windows.append(Window("shade", SYSTEMUI, sroot, bg="shade_bg", modal=True, on_outside=self._close_overlay))
-        status = lay(self._localized(system.status_bar(self), lang), m, bars.status[0], 0, bars.status[2] - bars.status[0])
+        status = self._lay(self._localized(system.status_bar(self), lang), m, bars.status[0], 0, bars.status[2] - bars.status[0])
         status.bounds = bars.status
         windows.append(Window("status", SYSTEMUI, Node(Widget("column", cls="android.widget.FrameLayout"), bars.status,
                                                        children=[status]), bar=True))
         if not (kb_node is not None and ime_nav):  # else the keyboard's own bar covers it
             nx1, ny1, nx2, ny2 = bars.nav
-            nav = lay(self._localized(system.nav_bar(self, bars, m, kb_node is not None), lang), m, nx1, ny1, nx2 - nx1)
+            nav = self._lay(self._localized(system.nav_bar(self, bars, m, kb_node is not None), lang), m, nx1, ny1, nx2 - nx1)
             nav.bounds = bars.nav
             windows.append(Window("nav", SYSTEMUI, Node(Widget("column", cls="android.widget.FrameLayout"), bars.nav,
                                                         children=[nav]), bar=True))
 
-        elements, nodes = export([(w.root, w.package) for w in windows])
+        memo, entry = self.frame_memo, None
+        if memo is not None:
+            flat = memo.walk(w.root for w in windows)
+            key = memo.key(windows, flat, (vars(m), vars(bars), area, vars(self._settings), self._toast))
+            entry = memo.get(key) if key is not None else None
+            if entry is not None:
+                elements, nodes = list(entry.elements), [flat[i] for i in entry.node_index]
+            else:
+                elements, nodes = export([(w.root, w.package) for w in windows])
+                if key is not None:
+                    entry = memo.put(key, elements, nodes, flat)
+        else:
+            elements, nodes = export([(w.root, w.package) for w in windows])
         if main_kind == "app" and app is not None:
             act = windows[0].activity  # relative (".Foo") or fully qualified, as in a manifest
             fg = f"{app.package}/{app.package + act if act.startswith('.') else act}"
         else:
             fg = f"{LAUNCHER}/com.android.launcher3.uioverrides.QuickstepLauncher"
         # (the app stays foreground under the shade, as on Android)
-        self._frame_cache = Frame(windows, elements, nodes, m, (W, H), fg, bars, area)
+        self._frame_cache = Frame(windows, elements, nodes, m, (W, H), fg, bars, area, memo=entry)
         return self._frame_cache
+
+    def _lay(self, widget: Widget, m: Metrics, x: int, y: int, width: int) -> Node:
+        """``lay(widget, m, x, y, width)``, through the frame memo when there is one."""
+        if self.frame_memo is None:
+            return lay(widget, m, x, y, width)
+        return self.frame_memo.lay("lay", [widget], (vars(m), x, y, width), lambda: lay(widget, m, x, y, width))
+
+    def _lay_screen(self, screen: Screen, m: Metrics, area: Box, state: dict[str, Any], root: Widget) -> Node:
+        """``lay_screen(...)``, through the frame memo when there is one (not when the focused
+        field is to be revealed: that scrolls by the layout just made)."""
+        if self.frame_memo is None or self._reveal_focus:
+            return lay_screen(screen, m, area, state, root)
+        return self.frame_memo.lay(
+            "lay_screen", [root, screen.body, screen.top, screen.bottom, screen.fab, screen.dialog],
+            (vars(m), area, state, screen.activity, screen.bg), lambda: lay_screen(screen, m, area, state, root))
 
     @staticmethod
     def _localized(widget: Widget, language: str) -> Widget:
@@ -465,7 +506,13 @@ class SimDevice:
         if self._obs_cache is not None:
             return self._obs_cache
         frame = self._frame()
-        img = self.render(frame)
+        entry = frame.memo
+        if entry is None:
+            img = self.render(frame)
+        else:  # frame_memo: a read-only view of the kept screenshot (copied by Pillow when written to)
+            if entry.screenshot is None:
+                entry.screenshot = self.render(frame)
+            img = shared_view(entry.screenshot)
         obs = Observation.model_construct(
             screenshot=img,
             elements=frame.elements,
@@ -476,7 +523,12 @@ class SimDevice:
             step=self.actions,
             time=self.clock.elapsed,
         )
-        obs.xml = obs.to_xml()
+        if entry is not None and entry.xml is not None:
+            obs.xml = entry.xml
+        else:
+            obs.xml = obs.to_xml()
+            if entry is not None:
+                entry.xml = obs.xml
         self._obs_cache = obs
         return obs
 
