@@ -1,15 +1,17 @@
 """Executors run episodes and stream records back; the runner does not know which it has.
 
 ``LocalExecutor`` uses worker processes (one simulated device each); with one worker
-it runs in-process. The Ray executor (``experiments.ray_executor``) implements the
-same two methods."""
+it runs in-process. With several it starts the longest episodes first (:func:`longest_first`):
+episode times are heavy-tailed (an episode that runs to its step budget takes 100x the
+median), and in spec order the longest ones started last left every other worker idle at
+the end. The Ray executor (``experiments.ray_executor``) implements the same two methods."""
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any, Callable, Iterable, Iterator, Protocol
+from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
 
 from experiments.spec import EpisodeSpec
 
@@ -35,6 +37,8 @@ class LocalExecutor:
         from experiments.worker import run_one
 
         todo = list(episodes)
+        if self.workers > 1:
+            todo = longest_first(todo)  # the records come back in another order: the runner sorts the file at the end
         factories = kwargs.pop("factories", None)
         register_all(factories)  # python agents' factories: this process has them, forked workers inherit them
         if self.workers == 1:
@@ -67,6 +71,36 @@ class LocalExecutor:
 
     def close(self) -> None:
         pass
+
+
+def estimated_cost(ep: EpisodeSpec, tasks: Optional[dict[tuple[str, int, int], Any]] = None) -> tuple[int, int]:
+    """What ``ep`` is expected to cost, known before it runs (larger runs longer): its step budget
+    (``worker.budget_for``: multiplier x the task's reference steps, x the trap factor), then 1 for a
+    guarded episode (the guard adds to every step). Episodes that never finish run to their budget,
+    and they are the long tail. An episode whose task cannot be built costs (0, 0): it fails at once.
+    ``tasks``: built tasks by (name, seed, instance), shared between calls (each is built once)."""
+    from benchmark import make_task
+    from experiments.worker import budget_for
+
+    key = (ep.task, ep.task_seed, ep.instance)
+    built = tasks if tasks is not None else {}
+    try:
+        if key not in built:
+            built[key] = make_task(ep.task, seed=ep.task_seed, i=ep.instance)
+        budget = budget_for(ep, built[key])
+    except Exception:  # noqa: BLE001 - the worker records the error; the order only has to be made
+        return (0, 0)
+    return (budget, int(ep.guard != "off"))
+
+
+def longest_first(episodes: Iterable[EpisodeSpec]) -> list[EpisodeSpec]:
+    """``episodes`` by :func:`estimated_cost`, the largest first; equal estimates keep their order
+    (deterministic: the same spec is always scheduled the same way)."""
+    todo = list(episodes)
+    tasks: dict[tuple[str, int, int], Any] = {}
+    costs = [estimated_cost(ep, tasks) for ep in todo]
+    order = sorted(range(len(todo)), key=lambda i: costs[i], reverse=True)  # stable: ties stay in spec order
+    return [todo[i] for i in order]
 
 
 def warm_up() -> None:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from loguru import logger
 
 from experiments.executor import make_executor
-from experiments.spec import ExperimentSpec
+from experiments.spec import EpisodeSpec, ExperimentSpec
 from experiments.store import RunStore
 
 WORKERS_PER_CORE = 2  # simulated episodes are CPU-bound: more processes than this only add memory
@@ -109,9 +110,48 @@ def _run(spec: ExperimentSpec, store: RunStore, workers: Optional[int], executor
         ex.close()
         if bar is not None:
             bar.close()
+    in_spec_order(store, episodes)  # records were appended as they finished (the longest started first)
     elapsed = time.perf_counter() - t0
     summary = {"episodes": len(episodes), "ran": ok, "skipped": len(episodes) - len(todo), "successes_this_run": succ,
                "errors_this_run": errors, "workers": n_workers, "elapsed_s": round(elapsed, 2),
                "episodes_per_s": round(ok / elapsed, 3) if elapsed > 0 and ok else None}
     store.write_meta("run.json", summary)
     return summary
+
+
+def in_spec_order(store: RunStore, episodes: Iterable[EpisodeSpec]) -> bool:
+    """Put the lines of ``store``'s episodes.jsonl in the order of ``episodes`` (the spec's), once a run
+    has finished: workers finish episodes in any order, and reports list agents, perturbations and
+    tasks in the order their records come, so a finished run's file reads the same at any worker count.
+    Lines of no episode in ``episodes`` (another spec's, kept with ``--force``) stay first, as they were.
+    The file is written beside itself and renamed into place (a crash keeps one or the other).
+
+    Returns:
+        Whether the file was rewritten (False when already in order, empty, or ending in a cut line).
+    """
+    path = store.path
+    data = path.read_bytes() if path.exists() else b""
+    if not data.endswith(b"\n"):
+        return False  # empty, or a line cut short by a crash: left for the next append to trim
+    rank = {ep.id: i for i, ep in enumerate(episodes)}
+    lines = data.splitlines(keepends=True)
+
+    def key(line: bytes) -> int:
+        try:
+            rec = json.loads(line)
+        except (ValueError, RecursionError):
+            return -1
+        rid = rec.get("id") if isinstance(rec, dict) else None
+        return rank.get(rid, -1) if isinstance(rid, str) else -1
+
+    keys = [key(line) for line in lines]
+    if all(a <= b for a, b in zip(keys, keys[1:])):
+        return False
+    order = sorted(range(len(lines)), key=keys.__getitem__)  # stable
+    tmp = path.with_name(path.name + ".sorting")
+    with tmp.open("wb") as fh:
+        fh.writelines(lines[i] for i in order)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    return True
