@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
-from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding
+from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding, InterferenceKind
 from diagnosers.signals.actions import intended_words, point_of, target_index
 from diagnosers.signals.cache import CACHE
 from diagnosers.signals.change import compare
@@ -71,7 +71,7 @@ W_PERSISTENT_SPINNER = 0.45
 TASK_OWN_FEATURES = {"goal_needs_it": "the goal needs what the dialog asks for",
                      "opened_by_last_action": "the agent's own last tap opened it"}
 # what the rules read from the phone's structure or the run's history: the screen model does not overrule it
-RULE_CERTAIN_KINDS = frozenset({"permission", "anr", "crash", "lock_screen", "shade", "heads_up", "flow", "loading"})
+RULE_CERTAIN_KINDS: frozenset[InterferenceKind] = frozenset({"permission", "anr", "crash", "lock_screen", "shade", "heads_up", "flow", "loading"})
 VERDICT_KEY = "interference.verdict"  # -> ScreenVerdict, kept per screen in the observation cache
 TEXT_CANDIDATES_KEY = "interference.text_candidates"  # (score, candidate) read from a tree-less screen's pixels
 REVEALED_SHARE = 0.6  # share of a screen's labels already present before: the overlay just closed
@@ -85,7 +85,7 @@ class ScreenVerdict(NamedTuple):
     score: float
     bounds: Optional[tuple[int, int, int, int]]  # the strongest candidate's, None when there was none
     buttons: list[tuple[tuple[int, int, int, int], str]]  # (bounds, role) of its buttons
-    kind: str  # the candidate's kind ("flow" for a page of an interruption's own flow)
+    kind: InterferenceKind  # the candidate's kind ("flow" for a page of an interruption's own flow)
 
 
 NO_VERDICT = ScreenVerdict(0.0, None, [], "")

@@ -22,7 +22,6 @@ from ttir.core.validation import error_lines, load_yaml_mapping, short_repr
 
 AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm", "python"]
 DumpStyle = Literal["all_windows", "focused_window"]  # perturb.dump_style.DUMP_STYLES
-COMPONENTS = ("state", "action", "transition")
 SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")  # one path component, never '.' or '..'
 
 
@@ -298,6 +297,7 @@ class ExperimentSpec(BaseModel):
     def perturbation_list(self) -> list[tuple[str, dict[str, Any]]]:
         """(name, overrides) in spec order; 'clean' is ('clean', {})."""
         from perturb import ANDROIDREALITY, ANTRAP, REGISTRY
+        from perturb.base import COMPONENTS
 
         out: list[tuple[str, dict[str, Any]]] = []
 

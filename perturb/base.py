@@ -13,7 +13,7 @@ orthogonal axes: **magnitude**, **timing**, **persistence**. It may implement:
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Optional
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Optional, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
@@ -23,8 +23,10 @@ from ttir.core.types import Action, Observation
 if TYPE_CHECKING:  # pragma: no cover
     from perturb.device import PerturbationContext
 
-Component = Literal["state", "transition", "action"]
+Component = Literal["state", "action", "transition"]  # in the paper's order (the reports list them so)
+COMPONENTS: tuple[Component, ...] = get_args(Component)
 Layer = Literal["S", "T", "A", "R"]  # AnTrap STAR layers
+STAR_LAYERS: tuple[Layer, ...] = get_args(Layer)
 
 
 class Magnitude(BaseModel):

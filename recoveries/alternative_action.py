@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Optional
 
 from diagnosers.signals.change import compare
+from ttir.core.diagnosis import ActionEffectDetails, StepDetails
 from ttir.core.recovery import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import distinct_point, find_target, label, target_words
 from ttir.core.types import TOUCH_TYPES, Action, AgentStep, StepRecord, UIElement
@@ -42,7 +43,7 @@ class AlternativeAction(Recovery):
             return self._retype(ctx, failed)
         if not a.is_touch:
             return None
-        words = [w for w in (ctx.finding.details.get("intended_targets") or []) if isinstance(w, str)] or target_words(failed.step)
+        words = ctx.finding.details_as(StepDetails).intended_targets or target_words(failed.step)
         try:
             old_point = a.point(failed.observation.elements)
         except IndexError:
@@ -86,7 +87,8 @@ class AlternativeAction(Recovery):
         """A first, single tap that changed nothing at all (not a loop, not a tap on the
         wrong control): it may be delayed rather than dropped (AndroidReality's
         realistic action delay), so the session waits once before tapping again."""
-        return (not ctx.taken and ctx.finding.diagnoser == "action_effect" and bool(ctx.finding.details.get("no_change"))
+        details = ctx.finding.typed_details
+        return (not ctx.taken and isinstance(details, ActionEffectDetails) and details.no_change
                 and failed.step.action.action_type in TOUCH_TYPES)
 
     @staticmethod
@@ -129,8 +131,8 @@ class AlternativeAction(Recovery):
     def _intended_field(ctx: RecoveryContext, failed: StepRecord) -> Optional[UIElement]:
         """The field the step meant to type into: as the diagnoser resolved it, else by the step's words."""
         obs = ctx.observation
-        info = ctx.finding.details.get("intended_field") or {}
-        rid = info.get("resource_id") if isinstance(info, dict) else None
+        info = ctx.finding.details_as(ActionEffectDetails).intended_field
+        rid = info.resource_id if info is not None else ""
         if rid:
             for e in obs.elements:
                 if e.editable and e.resource_id == rid:

@@ -20,8 +20,9 @@ Per kind of overlay (the interference finding says which):
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
+from ttir.core.diagnosis import InterferenceDetails, OverlayButton
 from ttir.core.recovery import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import dismiss_rank, label, role_of
 from diagnosers.signals.system import knowledge
@@ -38,15 +39,15 @@ class DismissInterference(Recovery):
     handles = ("interference",)
 
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
-        details = ctx.finding.details
-        kind = details.get("kind")
-        hint = details.get("dismiss_hint")
+        details = _details(ctx)
+        kind = details.kind
+        hint = details.dismiss_hint
         if hint == "report":
             return None  # a lock screen, a required update: only the user can get past it; report, never press Back at it
         if kind == "anr":
             return self._anr(ctx)
-        if hint == "swipe_up" and details.get("bounds") and not ctx.taken:
-            x1, y1, x2, y2 = details["bounds"]
+        if hint == "swipe_up" and details.bounds and not ctx.taken:
+            x1, y1, x2, y2 = details.bounds
             cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
             return recovery_step(Action(action_type="swipe", x=cx, y=cy, x2=cx, y2=max(0, y1 - (y2 - y1)), duration_ms=200),
                                  "A notification banner covers the top of the screen; swipe it away without opening it.",
@@ -60,7 +61,7 @@ class DismissInterference(Recovery):
         if kind == "takeover":
             return self._gate_forward(ctx)
         obs = ctx.observation
-        if self._is_waiting_screen(obs, self._buttons(obs, details.get("bounds"))):
+        if self._is_waiting_screen(obs, self._buttons(obs, details.bounds)):
             return recovery_step(Action(action_type="wait", seconds=2.0),
                                  "The screen is loading or frozen; waiting is the only safe way past it.", "Wait for the screen")
         if not kind:
@@ -81,7 +82,7 @@ class DismissInterference(Recovery):
             x, y = e.center
             return recovery_step(
                 Action(action_type="click", x=x, y=y),
-                f"An off-task {ctx.finding.details.get('kind', 'overlay')} covers the task UI; decline it with "
+                f"An off-task {_details(ctx).kind or 'overlay'} covers the task UI; decline it with "
                 f"'{label(e)}' rather than engaging with its content.",
                 f'Tap "{label(e)}" to dismiss the interruption',
             )
@@ -95,43 +96,43 @@ class DismissInterference(Recovery):
         labellers call such a forward engage about as often as dismiss (on `dev`: Skip
         dismiss 9 of 9, Get started engage 3 of 3, Continue 3 and 3), and Back would leave
         the task's app."""
-        if ctx.finding.details.get("asks_input"):
+        details = _details(ctx)
+        if details.asks_input:
             return None  # a code to enter, a form to fill: the user's own answer, not a way past
         tried = {tuple(s.action.point() or ()) for s in ctx.taken if s.action.is_touch}
-        buttons = ctx.finding.details.get("buttons") or []
-        ways = [b for b in buttons if b.get("role") == "neutral" and b.get("forward") and not b.get("next_page")]
-        skips = [b for b in ways if b.get("skip")]
-        others = [b for b in buttons if b.get("role") in ("neutral", "engage") and not b.get("skip")
-                  and not b.get("next_page")]
+        buttons = details.buttons
+        ways = [b for b in buttons if b.role == "neutral" and b.forward and not b.next_page]
+        skips = [b for b in ways if b.skip]
+        others = [b for b in buttons if b.role in ("neutral", "engage") and not b.skip and not b.next_page]
         pick = skips or (ways if len(ways) == 1 and len(others) <= 1 else [])
         for b in pick:
-            if tuple(b["center"]) in tried or _covered(ctx.observation, b):
+            if b.center in tried or _covered(ctx.observation, b):
                 continue
-            x, y = b["center"]
+            x, y = b.center
             return recovery_step(Action(action_type="click", x=x, y=y),
-                                 f"The task's app shows a {b['label']!r} page before its content; move past it.",
-                                 f'Tap "{b["label"]}" to get past the page')
+                                 f"The task's app shows a {b.label!r} page before its content; move past it.",
+                                 f'Tap "{b.label}" to get past the page')
         return None
 
     def _anr(self, ctx: RecoveryContext) -> Optional[AgentStep]:
-        details = ctx.finding.details
-        title = details.get("title") or ""
-        buttons = details.get("buttons") or []
+        details = _details(ctx)
+        title = details.title
+        buttons = details.buttons
         wait = next((b for b in buttons if _is_wait(b)), None)
         close = next((b for b in buttons if _is_close(b)), None)
         waited = _waits_on(ctx.history, title)
         limit = getattr(self.settings, "anr_waits", ANR_WAITS)
         if wait is not None and waited < limit:
-            x, y = wait["center"]
+            x, y = wait.center
             return recovery_step(Action(action_type="click", x=x, y=y),
                                  f"{title or 'An app'} is slow to respond; wait for it rather than closing it.",
-                                 f'Tap "{wait["label"]}" to let the app finish')
+                                 f'Tap "{wait.label}" to let the app finish')
         if _is_system(title) or close is None:
             return None  # never close System UI or the system process (that restarts the phone's UI)
-        x, y = close["center"]
+        x, y = close.center
         return recovery_step(Action(action_type="click", x=x, y=y),
                              f"{title or 'The app'} stayed hung after {waited} waits; close it so that it can be "
-                             "opened again.", f'Tap "{close["label"]}" to close the hung app')
+                             "opened again.", f'Tap "{close.label}" to close the hung app')
 
     # -- helpers ----------------------------------------------------------------------
     def _controls(self, ctx: RecoveryContext, role: str) -> list[UIElement]:
@@ -139,18 +140,18 @@ class DismissInterference(Recovery):
         them (their roles are the diagnoser's, who knows the overlay's kind), else
         from the screen's clickable elements in the overlay's region."""
         obs = ctx.observation
-        found = ctx.finding.details.get("buttons")
-        if found:
+        details = _details(ctx)
+        if details.buttons:
             out = []
-            for b in found:
-                if b.get("role") != role or _covered(obs, b):
+            for b in details.buttons:
+                if b.role != role or _covered(obs, b):
                     continue
                 e = _button_element(obs, b)
                 if e.checkable:
                     continue  # "Don't ask again" is a checkbox: ticking it changes a setting, it closes nothing
                 out.append(e)
             return sorted(out, key=dismiss_rank)
-        return sorted((e for e in self._buttons(obs, ctx.finding.details.get("bounds")) if role_of(e) == role),
+        return sorted((e for e in self._buttons(obs, details.bounds) if role_of(e) == role),
                       key=dismiss_rank)
 
     def allowed(self, step: AgentStep, ctx: RecoveryContext) -> bool:
@@ -163,12 +164,12 @@ class DismissInterference(Recovery):
         if hit is None:
             return True
         role = role_of(hit)
-        if role == "destructive" and ctx.finding.details.get("kind") in ("anr", "crash"):
+        if role == "destructive" and _details(ctx).kind in ("anr", "crash"):
             return True  # closing a hung or crashed app is this strategy's own last resort
         return role not in ("engage", "destructive")  # never engage, never destroy the task
 
     @staticmethod
-    def _buttons(obs: Observation, region: Optional[list[int]]) -> list[UIElement]:
+    def _buttons(obs: Observation, region: Optional[tuple[int, int, int, int]]) -> list[UIElement]:
         w, h = obs.screen_size
         backdrop = BACKDROP_SHARE * w * h if w and h else None
         out = []
@@ -194,24 +195,30 @@ class DismissInterference(Recovery):
         return any(h in text for h in hints) or any("ProgressBar" in e.class_name for e in obs.elements)
 
 
-def _covered(obs: Observation, b: dict[str, Any]) -> bool:
+def _details(ctx: RecoveryContext) -> InterferenceDetails:
+    """The finding's details as the interference diagnoser's (a user's own check handed to this
+    recovery is read the same way: its details name the overlay in the same keys)."""
+    return ctx.finding.details_as(InterferenceDetails)
+
+
+def _covered(obs: Observation, b: OverlayButton) -> bool:
     """Whether another control lies over the button's centre, so that a tap there would
     land on it instead (a Firefox Focus tour under its URL bar: a tap on Skip's centre
     lands in the search field). The button itself, a node inside it or the clickable
     frame that wraps it is not cover. Such a button is not tapped: the reason would name
     one control and the tap would reach another."""
-    x, y = b["center"]
+    x, y = b.center
     hit = obs.element_at(x, y, clickable_only=True)
     if hit is None:
         return False
-    index = b.get("index")
-    if isinstance(index, int) and 0 <= index < len(obs.elements):
+    index = b.index
+    if index is not None and 0 <= index < len(obs.elements):
         hit_index = next(i for i, e in enumerate(obs.elements) if e is hit)
         return not (_related(obs, hit_index, index) or _related(obs, index, hit_index))
-    x1, y1, x2, y2 = b["bounds"]  # a finding without node indices (a model's): by bounds and label
+    x1, y1, x2, y2 = b.bounds  # a finding without node indices (a model's): by bounds and label
     h1, k1, h2, k2 = hit.bounds
     inside = x1 <= h1 and y1 <= k1 and h2 <= x2 and k2 <= y2
-    return not (inside or norm(label(hit)) == norm(b.get("label", "")))
+    return not (inside or norm(label(hit)) == norm(b.label))
 
 
 def _related(obs: Observation, node: int, ancestor: int) -> bool:
@@ -225,29 +232,28 @@ def _related(obs: Observation, node: int, ancestor: int) -> bool:
     return False
 
 
-def _button_element(obs: Observation, b: dict[str, Any]) -> UIElement:
+def _button_element(obs: Observation, b: OverlayButton) -> UIElement:
     """The finding's button as a screen element: its own node (so that the tap lands on
     its centre, not on that of a clickable frame around it), else one built from it."""
-    bounds = tuple(b["bounds"])
-    index = b.get("index")
-    node = obs.elements[index] if isinstance(index, int) and 0 <= index < len(obs.elements) else None
+    bounds = b.bounds
+    index = b.index
+    node = obs.elements[index] if index is not None and 0 <= index < len(obs.elements) else None
     if node is None or node.bounds != bounds:
-        x, y = b["center"]
+        x, y = b.center
         node = obs.element_at(x, y, clickable_only=True)
     if node is None or node.bounds != bounds:
-        return UIElement(text=b["label"], bounds=bounds, clickable=True)
+        return UIElement(text=b.label, bounds=bounds, clickable=True)
     # a clickable frame whose label is its children's text: name it by what the finding read
-    return node if label(node) else node.model_copy(update={"text": b["label"]})
+    return node if label(node) else node.model_copy(update={"text": b.label})
 
 
-def _is_wait(b: dict[str, Any]) -> bool:
-    return (b.get("resource_id") or "").endswith(":id/aerr_wait") or (
-        b.get("role") == "dismiss" and vocabulary().phrase_role(b.get("label", "")) == "dismiss")
+def _is_wait(b: OverlayButton) -> bool:
+    return b.resource_id.endswith(":id/aerr_wait") or (
+        b.role == "dismiss" and vocabulary().phrase_role(b.label) == "dismiss")
 
 
-def _is_close(b: dict[str, Any]) -> bool:
-    rid = b.get("resource_id") or ""
-    return rid.endswith(":id/aerr_close") or vocabulary().phrase_role(b.get("label", "")) == "destructive"
+def _is_close(b: OverlayButton) -> bool:
+    return b.resource_id.endswith(":id/aerr_close") or vocabulary().phrase_role(b.label) == "destructive"
 
 
 def _is_system(title: str) -> bool:

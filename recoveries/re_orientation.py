@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ttir.core.diagnosis import TaskAlignmentDetails
 from ttir.core.recovery import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import label
 from ttir.core.types import Action, AgentStep, Observation, StepRecord
@@ -26,7 +27,7 @@ class ReOrientation(Recovery):
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
         obs = ctx.observation
         entry = self._entry(ctx.history)
-        on_task_pkg = ctx.finding.details.get("on_task_package") or (entry[0] if entry else None)
+        on_task_pkg = ctx.finding.details_as(TaskAlignmentDetails).on_task_package or (entry[0] if entry else None)
         cur = obs.package
         taken_types = [s.action.action_type for s in ctx.taken]
         # 1. a detour inside another (non-launcher) app: back usually returns to where we came from

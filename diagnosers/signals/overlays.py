@@ -21,6 +21,7 @@ from diagnosers.signals.lexicon import Lexicon
 from diagnosers.signals.system import (interrupter_kind, is_app_package, is_launcher, is_systemui, knowledge, package_of,
                                       short_id)
 from diagnosers.signals.tree import ScreenTree, foreground_package, screen_tree
+from ttir.core.diagnosis import InterferenceKind
 from ttir.core.lexicon import norm, resolve_roles, vocabulary
 from ttir.core.types import Bounds, Observation, UIElement
 
@@ -72,7 +73,7 @@ class Candidate:
     """A possible interruption on screen."""
 
     index: int  # element index of the container
-    kind: str  # permission | anr | system_dialog | app_update | system_update | heads_up | shade | systemui | dialog | window | takeover
+    kind: InterferenceKind
     package: str
     bounds: Bounds
     is_window: bool  # a whole window root (vs a container inside the app's window)

@@ -7,7 +7,21 @@ from functools import lru_cache
 from typing import Optional
 
 from diagnosers.signals.data import builtin, lower_set
+from ttir.core.diagnosis import INTERFERENCE_KINDS, InterferenceKind
 from ttir.core.lexicon import loading_words, norm
+
+
+def _kinds(data: dict, key: str) -> dict[str, InterferenceKind]:
+    """``data[key]``: a package or resource id -> the interference kind it marks, each kind one of
+    :data:`~ttir.core.diagnosis.INTERFERENCE_KINDS` (a kind named nowhere else would reach the
+    recoveries unknown)."""
+    out: dict[str, InterferenceKind] = {}
+    for k, v in (data.get(key) or {}).items():
+        if v not in INTERFERENCE_KINDS:
+            raise ValueError(f"diagnosers/data/system.yaml: {key}.{k} = {v!r} is not an interference kind; "
+                             f"expected one of {', '.join(INTERFERENCE_KINDS)}")
+        out[str(k).lower()] = v
+    return out
 
 
 class SystemKnowledge:
@@ -19,8 +33,8 @@ class SystemKnowledge:
         self.systemui = lower_set(data.get("systemui_packages"))
         self.imes = lower_set(data.get("ime_packages"))
         self.ime_tokens = lower_set(data.get("ime_tokens"))
-        self.interrupters: dict[str, str] = {str(k).lower(): str(v) for k, v in (data.get("interrupter_packages") or {}).items()}
-        self.system_dialog_ids: dict[str, str] = {str(k).lower(): str(v) for k, v in (data.get("system_dialog_ids") or {}).items()}
+        self.interrupters = _kinds(data, "interrupter_packages")
+        self.system_dialog_ids = _kinds(data, "system_dialog_ids")
         self.chrome_ids = lower_set(data.get("chrome_ids"))
         self.shade_ids = lower_set(data.get("shade_ids"))
         self.dialog_id_hints = lower_set(data.get("dialog_id_hints"))
@@ -71,7 +85,7 @@ def is_ime(pkg: Optional[str]) -> bool:
     return bool(p) and (p in k.imes or any(t in p for t in k.ime_tokens))
 
 
-def interrupter_kind(pkg: Optional[str]) -> Optional[str]:
+def interrupter_kind(pkg: Optional[str]) -> Optional[InterferenceKind]:
     return knowledge().interrupters.get(package_of(pkg))
 
 

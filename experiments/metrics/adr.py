@@ -41,7 +41,7 @@ from typing import Any, Optional, Sequence
 
 from pydantic import BaseModel
 
-from experiments.metrics.episodes import RunData, mean, ordered, perturbation_label, succeeded
+from experiments.metrics.episodes import COMPONENT_ORDER, LAYER_ORDER, RunData, mean, ordered, perturbation_label, succeeded
 from experiments.records import ActionView, Trajectory, TrajectoryLike, TrajectoryStep
 from ttir.core.types import LOCATED_TYPES
 
@@ -220,9 +220,9 @@ def adr_table(run: RunData, pairs: Optional[list[ADRPair]] = None) -> list[ADRRo
             if not ps:
                 continue
             groups: list[tuple[str, list[ADRPair]]] = [("overall", ps)]
-            for comp in ordered((p.component for p in ps if p.layer is None), ("state", "action", "transition")):
+            for comp in ordered((p.component for p in ps if p.layer is None), COMPONENT_ORDER):
                 groups.append((comp, [p for p in ps if p.layer is None and p.component == comp]))
-            for layer in ordered((p.layer for p in ps if p.layer), ("S", "T", "A", "R")):
+            for layer in ordered((p.layer for p in ps if p.layer), LAYER_ORDER):
                 groups.append((f"AnTrap {layer}", [p for p in ps if p.layer == layer]))
             for pert in ordered(p.perturbation for p in ps):
                 groups.append((pert, [p for p in ps if p.perturbation == pert]))

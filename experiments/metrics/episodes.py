@@ -21,13 +21,15 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from benchmark.episode import LEGACY_TERMINATIONS, gated_success
 from experiments.records import (EpisodeLike, EpisodeRecord, Trajectory, TrajectoryLike, as_episode, as_episodes,
                                  as_trajectory)
+from perturb.base import COMPONENTS, STAR_LAYERS
 from perturb.firing import fired_from_counts
+from ttir.core.config import Tier
 
 Record = EpisodeRecord  # the typed record (experiments.records); every function here also takes its dict
 
-GUARD_ORDER = ("off", "rules", "cascade", "vlm")
-COMPONENT_ORDER = ("state", "action", "transition")
-LAYER_ORDER = ("S", "T", "A", "R")
+GUARD_ORDER: tuple[Tier, ...] = ("off", "rules", "cascade", "vlm")  # the reports' order of the tiers
+COMPONENT_ORDER = COMPONENTS
+LAYER_ORDER = STAR_LAYERS
 LAYER_NAMES = {"S": "Spatial", "T": "Thinking", "A": "Action", "R": "Reliability"}
 MODEL_FREE_KINDS = ("replay", "planner", "oracle", "reference")
 

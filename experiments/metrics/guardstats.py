@@ -49,9 +49,10 @@ from experiments.metrics.episodes import RunData, verified
 from experiments.metrics.eventlog import ACTION_FAILURE_EVENTS, CONTEXT_LOSS_EVENTS, EventLog
 from experiments.metrics.steps import action_of, format_action, no_effect, repeat_runs, stuck_before
 from experiments.records import EpisodeLike, GuardEvent, GuardSummary, Trajectory, TrajectoryLike, as_episode
+from ttir.core.config import DEFAULT_PRIORITY, DiagnoserName
 
-DIAGNOSERS = ("interference", "stuck_loop", "action_effect", "task_alignment")
-LOOKBACK = {"interference": 0, "action_effect": 2, "stuck_loop": 4, "task_alignment": 3}
+DIAGNOSERS = DEFAULT_PRIORITY  # the checks the event log can judge, in the reports' order
+LOOKBACK: dict[DiagnoserName, int] = {"interference": 0, "action_effect": 2, "stuck_loop": 4, "task_alignment": 3}
 
 
 class TriggerCheck(BaseModel):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Optional
 
 from benchmark.episode import TERMINATIONS
 from experiments.metrics.attribution import CATEGORY_LABELS, CATEGORY_ORDER
-from experiments.metrics.episodes import LAYER_NAMES
+from experiments.metrics.episodes import COMPONENT_ORDER, LAYER_NAMES, LAYER_ORDER
 from experiments.metrics.guardstats import DIAGNOSERS as JUDGED  # the checks the event log can judge
 from experiments.reports.escape import markdown_text
 from experiments.reports.words import human_size, load_text
@@ -108,7 +108,7 @@ def pairs_cell(c: "DeltaCell") -> str:
 
 def section_components(m: "RunMetrics", text: dict) -> str:
     parts = ["## Robustness by component (AndroidReality Table 2)\n\n" + text["sections"]["components"] + "\n\n"]
-    groups = _groups(m.components, ["overall", "state", "action", "transition"])
+    groups = _groups(m.components, ["overall", *COMPONENT_ORDER])
     if m.components:
         h, rows = _delta_rows(m, m.components, groups, {"overall": "Overall", "state": "State", "action": "Action",
                                                          "transition": "Transition"})
@@ -117,7 +117,7 @@ def section_components(m: "RunMetrics", text: dict) -> str:
         parts.append("_No AndroidReality clean/perturbed pairs in this run._\n")
     parts.append("\n### AnTrap traps by STAR layer\n\n" + text["sections"]["layers"] + "\n\n")
     if m.layers:
-        groups = _groups(m.layers, ["overall", "S", "T", "A", "R"])
+        groups = _groups(m.layers, ["overall", *LAYER_ORDER])
         names = {"overall": "Overall", **{k: f"{k} {v}" for k, v in LAYER_NAMES.items()}}
         h, rows = _delta_rows(m, m.layers, groups, names)
         parts.append(md_table(h, rows))
@@ -165,8 +165,8 @@ def section_failures(m: "RunMetrics", text: dict, plots: list[Path], out_dir: Pa
 
 
 def section_rsr(m: "RunMetrics", text: dict) -> str:
-    cols = _groups(m.components, ["overall", "state", "action", "transition"])
-    lcols = _groups(m.layers, ["overall", "S", "T", "A", "R"])
+    cols = _groups(m.components, ["overall", *COMPONENT_ORDER])
+    lcols = _groups(m.layers, ["overall", *LAYER_ORDER])
     headers = ["agent · guard"] + [f"{c}" for c in cols] + [f"AnTrap {c}" for c in lcols]
     rows = []
     keys = [(r.agent, r.guard) for r in m.components] + [(r.agent, r.guard) for r in m.layers]

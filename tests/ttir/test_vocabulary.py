@@ -82,3 +82,62 @@ def test_guard_event_types_are_declared_once():
     for path in ("experiments/metrics/steps.py", "experiments/metrics/guardstats.py", "experiments/viewer.py"):
         read |= set(re.findall(r"get\(\"type\"\) == \"([a-z_]+)\"", (ROOT / path).read_text(encoding="utf-8")))
     assert read and read <= set(GUARD_EVENT_TYPES), sorted(read - set(GUARD_EVENT_TYPES))
+
+
+# the vocabularies of issue 32: diagnoser names, perturbation components, AnTrap's STAR layers
+SPELLED_ONCE = {
+    "diagnoser names": (r"[\"']stuck_loop[\"'],\s*[\"']action_effect[\"'],\s*[\"']interference[\"']", "ttir/core/config.py"),
+    "diagnoser priority": (r"[\"']interference[\"'],\s*[\"']stuck_loop[\"'],\s*[\"']action_effect[\"']", "ttir/core/config.py"),
+    "STAR layers": (r"[\"']S[\"'],\s*[\"']T[\"'],\s*[\"']A[\"'],\s*[\"']R[\"']", "perturb/base.py"),
+    "control roles": (r"[\"']dismiss[\"'],\s*[\"']engage[\"'],\s*[\"']destructive[\"'],\s*[\"']neutral[\"']", "ttir/core/lexicon.py"),
+    "interference kinds": (r"[\"']permission[\"'],\s*[\"']anr[\"'],\s*[\"']crash[\"'],\s*[\"']dev_error[\"']", "ttir/core/diagnosis.py"),
+}
+
+
+@pytest.mark.parametrize("vocabulary", sorted(SPELLED_ONCE))
+def test_the_vocabularies_of_the_restructuring_are_spelled_once(vocabulary):
+    pattern, home = SPELLED_ONCE[vocabulary]
+    where = sorted(str(p.relative_to(ROOT)) for package in PACKAGES for p in (ROOT / package).rglob("*.py")
+                   if re.search(pattern, p.read_text(encoding="utf-8")))
+    assert where == [home], f"{vocabulary} is spelled out in {where}; import it from {home}"
+
+
+def test_components_are_declared_in_perturb_and_the_cli_offers_the_same():
+    """perturb/base.py declares the components; `ttir perturbations --component` spells them again only so
+    that `ttir --help` needs no perturb import, and must offer exactly them, in the same order."""
+    from perturb import REGISTRY
+    from perturb.base import COMPONENTS, STAR_LAYERS
+    from ttir.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.choices and "perturbations" in a.choices)
+    component = next(a for a in sub.choices["perturbations"]._actions if a.dest == "component")
+    assert tuple(component.choices) == COMPONENTS
+    assert {p.component for p in REGISTRY.values()} == set(COMPONENTS)
+    assert {p.layer for p in REGISTRY.values() if p.layer} == set(STAR_LAYERS)
+    pattern = r"[\"']state[\"'],\s*[\"']action[\"'],\s*[\"']transition[\"']"
+    where = sorted(str(p.relative_to(ROOT)) for package in PACKAGES for p in (ROOT / package).rglob("*.py")
+                   if re.search(pattern, p.read_text(encoding="utf-8")))
+    assert where == ["perturb/base.py", "ttir/cli/perturbations.py"], where
+
+
+def test_the_reports_order_what_the_vocabularies_declare():
+    from experiments.metrics.episodes import COMPONENT_ORDER, LAYER_ORDER
+    from experiments.metrics.guardstats import DIAGNOSERS as REPORTED
+    from perturb.base import COMPONENTS, STAR_LAYERS
+    from ttir.core.config import DEFAULT_PRIORITY, DIAGNOSERS, RecoveryConfig
+
+    assert COMPONENT_ORDER == COMPONENTS and LAYER_ORDER == STAR_LAYERS
+    assert set(DEFAULT_PRIORITY) == set(DIAGNOSERS) and REPORTED == DEFAULT_PRIORITY
+    assert RecoveryConfig().priority == list(DEFAULT_PRIORITY)
+
+
+def test_system_knowledge_names_interference_kinds_only():
+    """A kind in diagnosers/data/system.yaml outside INTERFERENCE_KINDS would reach the recoveries as a word
+    nothing handles: it is refused where the file is read, naming the key, the value and the choices."""
+    from diagnosers.signals.system import SystemKnowledge, knowledge
+    from ttir.core.diagnosis import INTERFERENCE_KINDS
+
+    shipped = knowledge()
+    assert set(shipped.interrupters.values()) | set(shipped.system_dialog_ids.values()) <= set(INTERFERENCE_KINDS)
+    with pytest.raises(ValueError, match=r"interrupter_packages\.com\.example\.nag = 'nagware'.*expected one of permission"):
+        SystemKnowledge({"interrupter_packages": {"com.example.nag": "nagware"}})

@@ -14,17 +14,19 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "parameters (magnitude / timing / persistence). Override any parameter in a spec or with "
         "perturb.make(name, param=value); transitions take language (en, es, zh, de, a list, or any).",
     )
-    p.add_argument("--component", choices=["state", "transition", "action"], help="only this component")
+    # spelled here so that `ttir --help` does not import perturb (0.18 s); the vocabulary test checks it is perturb.base.COMPONENTS
+    p.add_argument("--component", choices=["state", "action", "transition"], help="only this component")
     p.add_argument("--params", action="store_true", help="also print every default parameter")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from perturb import ANDROIDREALITY, ANTRAP, EXTENSIONS, REGISTRY
+    from perturb.base import COMPONENTS, STAR_LAYERS
 
-    order = {"state": 0, "action": 1, "transition": 2}
+    order = {c: i for i, c in enumerate(COMPONENTS)}
     rows = sorted((p for p in REGISTRY.values() if args.component is None or p.component == args.component),
-                  key=lambda p: ("STAR".index(p.layer) if p.layer else -1, order.get(p.component, 3)))
+                  key=lambda p: (STAR_LAYERS.index(p.layer) if p.layer else -1, order.get(p.component, 3)))
     width = max(len(p.name) for p in rows)
     groups = ((ANDROIDREALITY, "AndroidReality perturbations"), (ANTRAP, "AnTrap traps"),
               (EXTENSIONS, "Beyond the paper"))

@@ -18,7 +18,10 @@ from ttir.core.validation import error_lines, load_yaml_mapping
 
 Tier = Literal["rules", "vlm", "cascade", "off"]  # the tiers (a check's `mode`, a run's guard mode): declared once
 TIERS: tuple[str, ...] = get_args(Tier)
-DIAGNOSERS: tuple[str, ...] = ("stuck_loop", "action_effect", "interference", "task_alignment")
+DiagnoserName = Literal["stuck_loop", "action_effect", "interference", "task_alignment"]  # the four built-in diagnosers
+DIAGNOSERS: tuple[DiagnoserName, ...] = get_args(DiagnoserName)
+# which finding wins when several report a problem (RecoveryConfig.priority's default; reports list the diagnosers so)
+DEFAULT_PRIORITY: tuple[DiagnoserName, ...] = ("interference", "stuck_loop", "action_effect", "task_alignment")
 
 
 class _Section(BaseModel):
@@ -68,7 +71,7 @@ class RecoveryConfig(_Section):
     budget: int = Field(3, ge=1, le=20, description="Most actions one recovery session may take (paper: a bounded session).")
     max_sessions: int = Field(20, ge=0, le=200, description="Most recovery sessions per episode.")
     cooldown: int = Field(2, ge=0, le=50, description="Steps after a session before the same diagnoser may trigger again on the same screen.")
-    priority: list[str] = Field(default_factory=lambda: ["interference", "stuck_loop", "action_effect", "task_alignment"],
+    priority: list[str] = Field(default_factory=lambda: list(DEFAULT_PRIORITY),
                                 description="Which finding wins when several report a problem.")
     mode: Literal["rules", "vlm"] = Field("rules", description="Recovery tier: deterministic rules or the VLM recovery agent.")
     anr_waits: int = Field(2, ge=0, le=10, description="Waits on the same \"isn't responding\" dialog before the hung app "

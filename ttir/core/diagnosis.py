@@ -11,11 +11,12 @@ observation and the history of (observation, step) records. It never imports
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable, ClassVar, Literal, Optional
+from typing import Any, Callable, ClassVar, Literal, Optional, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ttir.core.config import Tier
+from ttir.core.config import DiagnoserName, Tier
+from ttir.core.lexicon import ControlRole
 from ttir.core.types import Action, AgentStep, Observation, ScreenSource, StepRecord
 
 
@@ -24,6 +25,107 @@ from ttir.core.types import Action, AgentStep, Observation, ScreenSource, StepRe
 # effect was seen), on_track/off_track (task alignment), uncertain (any; the cascade asks the
 # model), off (a diagnoser switched off). User checks answer in the same words.
 Verdict = Literal["true", "false", "yes", "no", "uncertain", "on_track", "off_track", "off"]
+
+# what the interference diagnoser located (``InterferenceDetails.kind``): system dialogs known by their
+# package or ids; system surfaces; an app's own pop-ups (a dialog inside its window, a window over it, a
+# page that takes the screen over, a page of an interruption's own flow); a spinner, a dimmed backdrop
+# seen in pixels alone, nothing readable. diagnosers/data/system.yaml names kinds from this list only.
+InterferenceKind = Literal[
+    "permission", "anr", "crash", "dev_error", "system_dialog", "app_update", "system_update",
+    "lock_screen", "shade", "heads_up", "systemui",
+    "dialog", "window", "takeover", "flow",
+    "loading", "scrim", "unknown",
+]
+INTERFERENCE_KINDS: tuple[InterferenceKind, ...] = get_args(InterferenceKind)
+# how the dismiss recovery should leave it: tap a dismiss control, press Back, swipe a banner away,
+# wait for a spinner, or report it (a lock screen, a required update, a licence gate: the user's call)
+DismissHint = Literal["button", "back", "swipe_up", "wait", "report"]
+DISMISS_HINTS: tuple[DismissHint, ...] = get_args(DismissHint)
+
+
+class FindingDetails(BaseModel):
+    """A finding's ``details`` read as attributes: what a diagnoser tells the recoveries beyond
+    its verdict. Keys a type does not name are kept (``model_extra``): the reports and the
+    tuning tools read the diagnosers' evidence too."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class OverlayButton(BaseModel):
+    """A control of the overlay the interference diagnoser located, with the role it read."""
+
+    model_config = ConfigDict(extra="allow")
+
+    label: str = ""
+    role: ControlRole = "neutral"
+    bounds: tuple[int, int, int, int]
+    center: tuple[int, int]
+    resource_id: str = ""
+    index: Optional[int] = None  # its node in the observation's elements (None: a model's finding)
+    forward: bool = False  # a gate's way on (Continue, Get started)
+    next_page: bool = False  # a carousel's Next: its next page is still the interruption
+    skip: bool = False
+    dismiss_p: Optional[float] = None  # the control model's probability that it closes the overlay
+    learned: bool = False  # its role is the control model's, not the vocabulary's
+
+
+class InterferenceDetails(FindingDetails):
+    """What the interference diagnoser located (``kind`` None: the model saw interference where
+    the rules locate no overlay)."""
+
+    kind: Optional[InterferenceKind] = None
+    package: str = ""
+    bounds: Optional[tuple[int, int, int, int]] = None
+    title: str = ""
+    texts: list[str] = Field(default_factory=list)
+    buttons: list[OverlayButton] = Field(default_factory=list)
+    scrim: bool = False
+    dismiss_hint: Optional[DismissHint] = None
+    asks_input: bool = False  # a page that asks for a code or a form: the user's own answer
+    element_index: Optional[int] = None
+
+
+class StepDetails(FindingDetails):
+    """What a diagnoser of the agent's own steps (stuck loop, action effect) read of the last one."""
+
+    intended_targets: list[str] = Field(default_factory=list)  # the words of the control the agent meant
+
+
+class IntendedField(BaseModel):
+    """The text field a typing step meant, as the action-effect diagnoser resolved it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    index: Optional[int] = None
+    names: list[str] = Field(default_factory=list)
+    text: str = ""
+    resource_id: str = ""
+
+
+class ActionEffectDetails(StepDetails):
+    """What the action-effect diagnoser saw of the last action."""
+
+    no_change: bool = False  # the screen did not change at all: a dropped tap, or one still on its way
+    intended_field: Optional[IntendedField] = None
+
+
+class TaskAlignmentDetails(FindingDetails):
+    """What the task-alignment diagnoser knows of the task's app."""
+
+    on_task_package: Optional[str] = None
+
+
+class StuckLoopDetails(StepDetails):
+    """What the stuck-loop diagnoser saw repeated (its other evidence is kept as extra keys)."""
+
+
+DetailsT = TypeVar("DetailsT", bound=FindingDetails)
+
+# the details each built-in diagnoser writes; a user's own check reads its own as FindingDetails
+DETAILS_TYPES: dict[DiagnoserName, type[FindingDetails]] = {
+    "interference": InterferenceDetails, "action_effect": ActionEffectDetails,
+    "task_alignment": TaskAlignmentDetails, "stuck_loop": StuckLoopDetails,
+}
 
 
 def _plain_screen_source(obs: Observation) -> Optional[str]:
@@ -120,6 +222,32 @@ class Finding(BaseModel):
     @property
     def uncertain(self) -> bool:
         return self.verdict == "uncertain"
+
+    @property
+    def typed_details(self) -> FindingDetails:
+        """``details`` as the typed record of this finding's diagnoser (:data:`DETAILS_TYPES`).
+
+        Returns:
+            An :class:`InterferenceDetails`, :class:`ActionEffectDetails` … (a plain
+            :class:`FindingDetails` for a check of another name).
+
+        Raises:
+            pydantic.ValidationError: the details do not have the shape their diagnoser's type
+            declares (an interference kind outside :data:`INTERFERENCE_KINDS`, say).
+        """
+        return DETAILS_TYPES.get(self.diagnoser, FindingDetails).model_validate(self.details)
+
+    def details_as(self, details_type: type[DetailsT]) -> DetailsT:
+        """``details`` read as ``details_type``, whichever check wrote them (a recovery reads a
+        user's own check that names an overlay in the interference diagnoser's keys the same way).
+
+        Args:
+            details_type: a :class:`FindingDetails` subclass.
+
+        Returns:
+            The details as that type (keys it does not name are kept as extras).
+        """
+        return details_type.model_validate(self.details)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

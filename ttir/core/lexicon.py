@@ -14,11 +14,13 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Optional, Pattern
+from typing import Literal, Optional, Pattern, get_args
 
 from ttir.core.types import UIElement
 
-ROLES = ("dismiss", "engage", "destructive", "neutral", "acknowledge")
+# what pressing a control does to the pop-up it belongs to (the labels of the real corpus use the same words)
+ControlRole = Literal["dismiss", "engage", "destructive", "neutral", "acknowledge"]
+ROLES: tuple[ControlRole, ...] = get_args(ControlRole)
 MEMO_LABELS = 4096  # labels whose role is remembered (see RoleVocabulary._memo)
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
