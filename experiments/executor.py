@@ -4,7 +4,7 @@
 it runs in-process. With several it starts the longest episodes first (:func:`longest_first`):
 episode times are heavy-tailed (an episode that runs to its step budget takes 100x the
 median), and in spec order the longest ones started last left every other worker idle at
-the end. The Ray executor (``experiments.ray_executor``) implements the same two methods."""
+the end. The Ray executor (``experiments.ray.executor``) implements the same two methods."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def make_executor(kind: str = "local", workers: int = 1, **options: Any) -> Exec
                              "the local executor drives simulated phones only (devices.kind='sim')")
         return LocalExecutor(workers)
     if kind == "ray":
-        from experiments.ray_executor import RayExecutor
+        from experiments.ray.executor import RayExecutor
 
         return RayExecutor(workers=workers, **options)
     raise ValueError(f"executor={kind!r} is unknown; expected local or ray")

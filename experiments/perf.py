@@ -243,7 +243,7 @@ def machine_speedup(n: int = 3_000_000, jobs: int = 8) -> float:
 
 def measure_ray() -> dict[str, Any]:
     """Local process pool vs Ray executor (skipped, with a message, without Ray)."""
-    from experiments.ray_perf import measure_ray as measure
+    from experiments.ray.perf import measure_ray as measure
 
     return measure()
 

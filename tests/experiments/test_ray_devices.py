@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from experiments.executor import make_executor
-from experiments.ray_devices import DeviceBinding, adb_resource, declared_serials, plan_bindings
+from experiments.ray.devices import DeviceBinding, adb_resource, declared_serials, plan_bindings
 from experiments.spec import DeviceSpec, ExperimentSpec
 
 
@@ -66,7 +66,7 @@ def test_local_executor_refuses_adb_phones():
 
 
 def test_a_given_up_episode_has_the_fields_of_a_worker_error_record(tmp_path):
-    from experiments.ray_executor import failure_record
+    from experiments.ray.executor import failure_record
     from experiments.spec import AgentSpec, EpisodeSpec
     from experiments.worker import run_one
 

@@ -180,7 +180,7 @@ def test_an_actor_killed_mid_episode_is_replaced_and_the_episode_retried(tmp_pat
 
 
 def test_killing_an_actor_from_the_driver_loses_no_episode(tmp_path):
-    from experiments.ray_executor import RayExecutor
+    from experiments.ray.executor import RayExecutor
 
     spec = small_spec("driverkill", ["SystemWifiTurnOn"], ["clean", "popup_permission"])
     store = RunStore(tmp_path / "run")
@@ -234,7 +234,7 @@ def test_adb_actors_bind_one_declared_phone_each_and_a_lost_phone_is_given_up(tm
 
 
 def test_an_episode_past_its_timeout_kills_its_actor_and_runs_again(tmp_path):
-    from experiments.ray_executor import RayExecutor
+    from experiments.ray.executor import RayExecutor
 
     spec = small_spec("timeout", ["SystemWifiTurnOn"], ["clean", "action_drop_random"])
     victim = spec.episodes()[0].id

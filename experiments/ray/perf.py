@@ -52,7 +52,7 @@ def measure_ray(rounds: int = ROUNDS) -> dict[str, Any]:
         import ray
     except ImportError:
         return {"skipped": "ray is not installed (pip install 'ttir[ray]')"}
-    from experiments.ray_executor import RayExecutor
+    from experiments.ray.executor import RayExecutor
 
     if ray.is_initialized():
         return {"skipped": "Ray is already initialised in this process; run `python -m experiments.perf ray` alone"}

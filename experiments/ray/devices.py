@@ -3,7 +3,7 @@
 A real phone (or emulator) is a Ray custom resource named ``ttir_adb:SERIAL`` with
 capacity 1, declared by the node it is attached to::
 
-    ray start --address HEAD:6379 --resources "$(python -m experiments.ray_devices)"
+    ray start --address HEAD:6379 --resources "$(python -m experiments.ray.devices)"
 
 An actor bound to that phone asks for the whole resource, so Ray places it on the
 right node and never lets two actors (two concurrent episodes) share the phone.
@@ -78,13 +78,13 @@ def plan_bindings(devices: DeviceSpec, workers: int, cluster_resources: Mapping[
     if not serials:
         raise ValueError("devices.kind='adb' with no devices.serials found no phone: no Ray node declares a "
                          f"'{ADB_RESOURCE_PREFIX}SERIAL' resource. Start each node with "
-                         "`ray start --resources \"$(python -m experiments.ray_devices)\"`, or list devices.serials")
+                         "`ray start --resources \"$(python -m experiments.ray.devices)\"`, or list devices.serials")
     missing = [s for s in serials if s not in declared]
     if missing:
         raise ValueError(f"devices.serials: phone(s) {', '.join(missing)} are not declared by any Ray node "
                          f"(expected resources {', '.join(adb_resource(s) for s in missing)}; the cluster declares "
                          f"{', '.join(declared) or 'no phone'}). Start the node they are attached to with "
-                         "`ray start --resources \"$(python -m experiments.ray_devices)\"`")
+                         "`ray start --resources \"$(python -m experiments.ray.devices)\"`")
     return [DeviceBinding("adb", s, dict(devices.options)) for s in serials]
 
 
@@ -108,7 +108,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     """Print the ``ray start --resources`` JSON for the phones attached to this machine."""
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m experiments.ray_devices", description=main.__doc__)
+    p = argparse.ArgumentParser(prog="python -m experiments.ray.devices", description=main.__doc__)
     p.add_argument("--host", default=None, help="adb server host (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="adb server port (default 5037)")
     args = p.parse_args(argv)

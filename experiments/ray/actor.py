@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from experiments.ray_devices import DeviceBinding, open_device
+from experiments.ray.devices import DeviceBinding, open_device
 from experiments.spec import EpisodeSpec
 
 RunFn = Callable[..., dict[str, Any]]

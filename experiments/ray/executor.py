@@ -27,8 +27,8 @@ from typing import Any, Iterable, Iterator, Mapping, Optional, Union
 
 from loguru import logger
 
-from experiments.ray_actor import DeviceActor, DeviceFactory, DeviceLost, RunFn
-from experiments.ray_devices import DeviceBinding, attached_serials, local_resources, plan_bindings
+from experiments.ray.actor import DeviceActor, DeviceFactory, DeviceLost, RunFn
+from experiments.ray.devices import DeviceBinding, attached_serials, local_resources, plan_bindings
 from experiments.spec import DeviceSpec, EpisodeSpec
 from experiments.store import RunStore
 
