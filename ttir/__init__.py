@@ -50,7 +50,17 @@ def enable_logging(level: str = "INFO") -> None:
         _logger.enable(pkg)
     _logger.remove()
     # write to whatever sys.stderr is at the time (test runners swap it)
-    _logger.add(lambda m: sys.stderr.write(m), level=level, format="<level>{level: <7}</level> {message}", colorize=False)
+    _logger.add(lambda m: sys.stderr.write(m), level=level, format="<level>{level: <7}</level> {message}", colorize=False,
+                filter=_shown)
+
+
+QUIET = "ttir_quiet"  # ``logger.contextualize(ttir_quiet=True)``: only warnings and errors are written meanwhile
+
+
+def _shown(record: Any) -> bool:
+    # a loop over a thousand one-screen episodes (`ttir tune eval --real`) reports what the guard did in
+    # its own table; the guard's per-episode notes would bury its progress bar, its warnings must not be
+    return not record["extra"].get(QUIET) or record["level"].no >= 30
 
 
 def __getattr__(name: str) -> Any:

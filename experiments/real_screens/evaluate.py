@@ -17,9 +17,12 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from loguru import logger
+
 from experiments.metrics.intervals import LEVEL, RESAMPLES, cluster_interval
 from experiments.real_screens.corpus import Screen
 from experiments.real_screens.oracle import ORACLE_TIER, LabelOracle, oracle_overrides
+from ttir import QUIET
 from ttir.core.config import TTIRConfig
 from ttir.core.dump import DumpError
 from ttir.core.types import Action, AgentStep, Observation
@@ -218,15 +221,18 @@ def evaluate(screens: list[Screen], config: Optional[TTIRConfig] = None, tiers: 
         from tqdm import tqdm
 
         items = tqdm(screens, desc="real screens", unit="screen")
-    for s in items:
-        if s.label.malformed:
-            continue
-        try:
-            out.append(evaluate_screen(s, config, tiers, judge=judge, session_steps=session_steps,
-                                       oracle_mode=oracle_mode))
-        except DumpError as exc:  # an unreadable dump that is not labelled malformed (a bug elsewhere raises)
-            out.append(ScreenResult(id=s.id, repo=s.repo, split=s.split, category=s.label.category,
-                                    kind=s.label.kind, round=s.round, error=str(exc)))
+    # the guard's per-episode notes (a lock screen with nothing to try, ...) are what this report counts:
+    # written for a thousand one-screen episodes they would bury the progress bar (warnings still show)
+    with logger.contextualize(**{QUIET: True}):
+        for s in items:
+            if s.label.malformed:
+                continue
+            try:
+                out.append(evaluate_screen(s, config, tiers, judge=judge, session_steps=session_steps,
+                                           oracle_mode=oracle_mode))
+            except DumpError as exc:  # an unreadable dump that is not labelled malformed (a bug elsewhere raises)
+                out.append(ScreenResult(id=s.id, repo=s.repo, split=s.split, category=s.label.category,
+                                        kind=s.label.kind, round=s.round, error=str(exc)))
     return out
 
 

@@ -786,3 +786,36 @@ def test_the_misses_are_told_apart_by_what_the_rules_located():
     m = i["misses"]
     assert sum(m.values()) == i["n"] - i["detected"]
     assert m["uncertain"] == sum(k["uncertain"] for k in i["per_kind"].values())
+
+
+def test_the_evaluation_keeps_the_guards_per_episode_notes_out_of_its_progress_but_not_warnings(capfd):
+    """Each real screen is a one-screen guarded episode; the guard's note for a lock screen it has nothing
+    to try on (INFO, once per episode) is what the report counts, and a thousand of them buried the
+    progress bar. Warnings still reach stderr, and outside the evaluation the note is written."""
+    import ttir
+    from loguru import logger
+
+    from ttir import QUIET
+
+    locks = [s for s in load_corpus("dev") if s.label.kind == "lock_screen" and not s.label.malformed][:3]
+    assert locks
+    ttir.enable_logging("INFO")
+    try:
+        capfd.readouterr()
+        results = evaluate(locks)
+        assert all(r.detected("rules") for r in results)
+        assert "nothing to try" not in capfd.readouterr().err
+        with logger.contextualize(**{QUIET: True}):
+            logger.warning("a warning inside the quiet loop")
+        assert "a warning inside the quiet loop" in capfd.readouterr().err
+        alone = guard(WaitOnlyAgent())
+        alone.reset(locks[0].label.goal)
+        alone.step(locks[0].observation())
+        assert "nothing to try" in capfd.readouterr().err  # the note itself is still written outside it
+    finally:  # as a library leaves loguru: its default stderr sink, ttir's packages quiet
+        import sys
+
+        logger.remove()
+        logger.add(sys.stderr)
+        for package in ttir.LOGGED_PACKAGES:
+            logger.disable(package)
