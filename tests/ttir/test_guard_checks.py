@@ -14,6 +14,7 @@ import pytest
 
 import ttir
 from ttir import Action, AgentStep, Check, Observation, TTIRConfig, UIElement
+from ttir.core.errors import ConfigError
 from ttir.guarded.checks import CheckError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -232,3 +233,38 @@ def test_unknown_names_say_which_was_meant():
         TTIRConfig.from_dict({"recovry": {}})
     with pytest.raises(UnknownNameError, match="did you mean 'interference'"):
         ttir.guard(wait_fn)._core.check("interferense")
+
+
+class PlainTrigger:
+    """A check's trigger that is no Diagnoser: an object with diagnose(ctx) -> Finding."""
+
+    def diagnose(self, ctx: Any) -> ttir.Finding:
+        return ttir.Finding(diagnoser="plain", problem=True, verdict="yes", evidence=["always"])
+
+
+class PlainBack:
+    """A recovery that is no Recovery: only next_step(ctx), no name, cost or tiers."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def next_step(self, ctx: Any) -> Any:
+        self.asked += 1
+        return AgentStep(action=Action(action_type="navigate_back"), summary="back") if not ctx.taken else None
+
+
+@pytest.mark.parametrize("form", ["object", "async object"])
+def test_a_check_of_plain_objects_opens_sessions_in_the_sync_and_async_guard(form):
+    """Check() accepts any object with next_step(ctx); the guard used to read its missing name and
+    cost on the first problem and fail open on every step (report.errors), never opening a session."""
+    recovery = PlainBack()
+    check = Check(PlainTrigger(), recovery, name="plain")
+    assert isinstance(check.recovery, ttir.Recovery) and check.recovery.name == "PlainBack"
+    agent = ttir.guard(FORMS[form](), config=TTIRConfig.with_mode("rules"), checks=[check])
+    taken = _drive(agent, steps=3)
+    assert taken[0] == "navigate_back" and recovery.asked >= 1
+    assert agent.report.errors == [] and agent.report.sessions[0].strategy == "PlainBack"
+    with pytest.raises(ConfigError, match="Check.recovery = .*next_step"):
+        check.recovery = object()
+    check.recovery = PlainBack()  # set later, as a user swapping parts does: wrapped the same way
+    assert check.recovery.name == "PlainBack" and check.recovery.cost.model_calls == 0

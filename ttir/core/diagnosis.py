@@ -11,7 +11,7 @@ observation and the history of (observation, step) records. It never imports
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable, ClassVar, Literal, Optional, TypeVar, get_args
+from typing import Any, Callable, ClassVar, Literal, Optional, Protocol, TypeVar, get_args, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -251,6 +251,14 @@ class Finding(BaseModel):
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
+
+
+@runtime_checkable
+class SupportsDiagnose(Protocol):
+    """What a check's trigger must offer at least: ``diagnose(ctx) -> Finding``. A
+    :class:`Diagnoser` offers it with tiers (``rules``, ``mode``), a name and a judge."""
+
+    def diagnose(self, ctx: DiagnosisContext) -> Finding: ...
 
 
 class Diagnoser(ABC):

@@ -10,7 +10,7 @@ budget is spent. Strategies see only observations and history (honesty rule).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar, Optional, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -92,6 +92,71 @@ class Recovery(ABC):
     @abstractmethod
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
         """The deterministic tier."""
+
+
+@runtime_checkable
+class SupportsNextStep(Protocol):
+    """What a check's recovery must offer at least: ``next_step(ctx)``, the next corrective step
+    or None. A :class:`Recovery` offers it with tiers, a cost and a name."""
+
+    def next_step(self, ctx: RecoveryContext) -> Optional[AgentStep]: ...
+
+
+class PlainRecovery(Recovery):
+    """A recovery given as any object with ``next_step(ctx)`` (not a :class:`Recovery`), as the
+    guard sees it: named by its ``name`` or its class, billed by its ``cost`` when that is a
+    :class:`~ttir.core.diagnosis.Cost` (nothing otherwise), its ``next_step`` asked in every tier
+    (``anext_step`` in the async guard when it has one). Other attributes (``target_met`` …) are
+    the object's own. Without it the guard met such an object's missing ``name`` on the first
+    problem and failed open on every step, never opening a session.
+
+    Args:
+        inner: the object; its ``next_step(ctx)`` returns an ``AgentStep`` or None.
+    """
+
+    def __init__(self, inner: SupportsNextStep):
+        self.inner = inner
+        self.name = str(getattr(inner, "name", "") or type(inner).__name__)  # type: ignore[misc]
+        self.mode = "rules"
+        self.client = None
+        self.prompt = None
+        self.settings = None
+        self._free = Cost()
+
+    @property  # type: ignore[override]
+    def cost(self) -> Cost:
+        own = getattr(self.inner, "cost", None)
+        return own if isinstance(own, Cost) else self._free
+
+    def next_step(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        return self.inner.next_step(ctx)
+
+    async def anext_step(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        own = getattr(self.inner, "anext_step", None)
+        return await own(ctx) if callable(own) else self.inner.next_step(ctx)
+
+    def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        return self.inner.next_step(ctx)
+
+    def __getattr__(self, name: str) -> Any:  # only for what the wrapper does not define itself
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __repr__(self) -> str:
+        return f"PlainRecovery({self.inner!r})"
+
+
+def as_recovery(obj: Any) -> Recovery:
+    """``obj`` as a :class:`Recovery`: itself if it is one, else wrapped in :class:`PlainRecovery`.
+
+    Args:
+        obj: a Recovery, or any object with ``next_step(ctx)``.
+
+    Returns:
+        A Recovery the guard can ask in every tier.
+    """
+    return obj if isinstance(obj, Recovery) else PlainRecovery(obj)
 
 
 def recovery_step(action: Any, thought: str, summary: str) -> AgentStep:

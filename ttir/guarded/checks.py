@@ -30,19 +30,21 @@ from ttir.core.imports import import_callable
 from ttir.core.types import AgentStep
 from ttir.core.validation import short_repr
 
-if TYPE_CHECKING:  # pragma: no cover - types only: ttir.guarded.checks sits below diagnosers
-    from ttir.core.diagnosis import Finding
+from ttir.core.diagnosis import Finding, SupportsDiagnose
+from ttir.core.recovery import Recovery, SupportsNextStep, as_recovery
+
+if TYPE_CHECKING:  # pragma: no cover
     from ttir.core.config import TTIRConfig
 
 EXPECTED = "def make_check(config: TTIRConfig, **params) -> ttir.Check"
 
 
-def problem_gone(finding: "Finding") -> bool:
+def problem_gone(finding: Finding) -> bool:
     """The default target: the trigger no longer reports a problem."""
     return not finding.problem
 
 
-def effect_seen(finding: "Finding") -> bool:
+def effect_seen(finding: Finding) -> bool:
     """The target of the action checks: the last action's effect is no longer missing."""
     return finding.verdict != "no"
 
@@ -70,8 +72,8 @@ class Check:
     - ``name`` — how sessions, findings and reports call it (default: the diagnoser's name).
     """
 
-    def __init__(self, diagnoser: Any, recovery: Any, *, on_recovery: str = "the guard stepped in",
-                 target: Any = None, resolved: Callable[["Finding"], bool] = problem_gone,
+    def __init__(self, diagnoser: SupportsDiagnose, recovery: SupportsNextStep, *, on_recovery: str = "the guard stepped in",
+                 target: Optional[SupportsDiagnose] = None, resolved: Callable[[Finding], bool] = problem_gone,
                  screens: bool = True, reviews: Optional[Callable[[AgentStep], bool]] = None,
                  name: Optional[str] = None):
         if not callable(getattr(diagnoser, "diagnose", None)):
@@ -85,7 +87,7 @@ class Check:
         if not screens and reviews is None:
             raise ConfigError("Check(screens=False, reviews=None) would never run: give it screens=True or reviews=")
         self.diagnoser = diagnoser
-        self.recovery = recovery
+        self.recovery = recovery  # type: ignore[assignment]  # a plain object is wrapped (the setter)
         self.on_recovery = str(on_recovery)
         self.target = target
         self.resolved = resolved
@@ -98,10 +100,23 @@ class Check:
                 f"{getattr(self.recovery, 'name', type(self.recovery).__name__)})")
 
     @property
+    def recovery(self) -> Recovery:
+        """The strategy, as a :class:`~ttir.core.recovery.Recovery` (an object that only has
+        ``next_step`` is wrapped in :class:`~ttir.core.recovery.PlainRecovery` when set)."""
+        return self._recovery
+
+    @recovery.setter
+    def recovery(self, value: SupportsNextStep) -> None:
+        if not callable(getattr(value, "next_step", None)):
+            raise ConfigError(f"Check.recovery = {short_repr(value)}: expected an object with "
+                              "next_step(ctx) -> AgentStep | None (a recoveries.Recovery)")
+        self._recovery = as_recovery(value)
+
+    @property
     def enabled(self) -> bool:
         return mode_of(self.diagnoser) != "off"
 
-    def target_diagnoser(self) -> Any:
+    def target_diagnoser(self) -> SupportsDiagnose:
         """The diagnoser asked whether the session's problem is gone."""
         if self.target is not None and mode_of(self.target) != "off":
             return self.target

@@ -27,8 +27,10 @@ from ttir.core.config import TTIRConfig
 from ttir.core.errors import ConfigError, GuardUsageError, ObservationTypeError, unknown_name
 from ttir.model.deadline import model_deadline, paused_deadline
 from ttir.guarded.report import GUARD_EVENT_TYPES, GuardEventType, GuardReport, SessionRecord, StepUsage
+from ttir.core.diagnosis import Cost, DiagnosisContext, Finding, SupportsDiagnose
+from ttir.core.recovery import Recovery, RecoveryContext
 from ttir.core.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
-from ttir.model.client import run_sync
+from ttir.model.client import VLMClient, run_sync
 
 HISTORY_LIMIT = 64
 
@@ -37,12 +39,12 @@ HISTORY_LIMIT = 64
 class _Session:
     record: SessionRecord
     check: Check
-    finding: Any
+    finding: Finding
     taken: list[AgentStep] = field(default_factory=list)
     signature: str = ""
 
     @property
-    def strategy(self) -> Any:
+    def strategy(self) -> Recovery:
         return self.check.recovery
 
 
@@ -63,7 +65,7 @@ def screen_signature(obs: Observation) -> str:
     return h.hexdigest()
 
 
-def _rules(d: Any, ctx: Any) -> Any:
+def _rules(d: SupportsDiagnose, ctx: DiagnosisContext) -> Finding:
     """The free tier of diagnoser ``d`` (one without ``rules`` is a rule itself)."""
     rules = getattr(d, "rules", None)
     return rules(ctx) if callable(rules) else d.diagnose(ctx)
@@ -73,7 +75,8 @@ class _Core:
     """The guard's logic, shared by the sync and async agents. Model calls are the
     only awaits; in the sync path they complete without suspending."""
 
-    def __init__(self, inner: Any, config: TTIRConfig, vlm: Any, is_async: bool, checks: Optional[list[Check]] = None):
+    def __init__(self, inner: Any, config: TTIRConfig, vlm: Optional[VLMClient], is_async: bool,
+                 checks: Optional[list[Check]] = None):
         self.inner = inner
         self.config = config
         self.is_async = is_async
@@ -136,7 +139,7 @@ class _Core:
         self.inner_step = None
         self._inner_ms = 0.0
         self._agent_error: Optional[BaseException] = None
-        self._ctx: Any = None
+        self._ctx: Optional[DiagnosisContext] = None
         self.usage = StepUsage(step=self.t)
         uses_model = self.vlm is not None and self.config.enabled
         self.model_ok = uses_model and self.breaker.begin_step()
@@ -195,8 +198,6 @@ class _Core:
         return step
 
     async def decide(self, obs: Observation) -> tuple[AgentStep, str]:
-        from ttir.core.diagnosis import DiagnosisContext
-
         self._inner_ms = 0.0
         if self.last is not None:
             o, s, src = self.last
@@ -234,7 +235,7 @@ class _Core:
         return step, "agent"
 
     # -- diagnosis ----------------------------------------------------------------------
-    async def diagnose(self, check: Check, ctx: Any) -> Any:
+    async def diagnose(self, check: Check, ctx: DiagnosisContext) -> Optional[Finding]:
         d = check.diagnoser
         if not check.enabled:
             return None
@@ -251,7 +252,7 @@ class _Core:
                         "; ".join(f.evidence)[:200])
         return f
 
-    async def finding(self, d: Any, ctx: Any) -> Any:
+    async def finding(self, d: SupportsDiagnose, ctx: DiagnosisContext) -> Finding:
         """``d``'s finding on ``ctx``, its cost accounted. When the model tier rests or its call
         fails, the rules tier decides (a failure is recorded and billed); raises only when the
         rules fail too."""
@@ -281,7 +282,7 @@ class _Core:
         self._account(f.cost)
         return f
 
-    def _needs_model(self, d: Any, ctx: Any) -> bool:
+    def _needs_model(self, d: SupportsDiagnose, ctx: DiagnosisContext) -> bool:
         mode = mode_of(d)
         if mode == "vlm":
             return True
@@ -291,7 +292,7 @@ class _Core:
             return True
         return _rules(d, ctx).uncertain
 
-    def _account(self, cost: Any) -> None:
+    def _account(self, cost: Optional[Cost]) -> None:
         if cost is None or self.usage is None:
             return
         self.usage.model_calls += cost.model_calls
@@ -315,7 +316,7 @@ class _Core:
                 return False  # let the agent act before trying again
         return True
 
-    async def open_session(self, check: Check, finding: Any, ctx: Any, sig: str) -> Optional[AgentStep]:
+    async def open_session(self, check: Check, finding: Finding, ctx: DiagnosisContext, sig: str) -> Optional[AgentStep]:
         strategy = check.recovery
         trigger = {k: v for k, v in finding.to_dict().items() if k != "details"}
         trigger["diagnoser"] = check.name
@@ -341,7 +342,7 @@ class _Core:
                    verdict=finding.verdict, evidence=finding.evidence)
         return self.take(session, step)
 
-    async def continue_session(self, ctx: Any, sig: str) -> Optional[AgentStep]:
+    async def continue_session(self, ctx: DiagnosisContext, sig: str) -> Optional[AgentStep]:
         s = self.session
         assert s is not None
         if await self.target_met(s, ctx):
@@ -356,7 +357,7 @@ class _Core:
             return None
         return self.take(s, step)
 
-    async def target_met(self, s: _Session, ctx: Any) -> bool:
+    async def target_met(self, s: _Session, ctx: DiagnosisContext) -> bool:
         check = getattr(s.strategy, "target_met", None)
         if callable(check):
             verdict = check(ctx, s.finding)
@@ -365,9 +366,7 @@ class _Core:
         f = await self.finding(s.check.target_diagnoser(), ctx)
         return bool(s.check.resolved(f))
 
-    async def next_recovery(self, s: _Session, ctx: Any) -> Optional[AgentStep]:
-        from ttir.core.recovery import RecoveryContext
-
+    async def next_recovery(self, s: _Session, ctx: DiagnosisContext) -> Optional[AgentStep]:
         rctx = RecoveryContext(goal=self.goal, observation=ctx.observation, history=ctx.history, finding=s.finding,
                                taken=list(s.taken), budget=self.config.recovery.budget)
         before = s.strategy.cost
@@ -410,7 +409,7 @@ class _Core:
         except Exception as exc:  # noqa: BLE001 - an agent's hook must not break the guard
             self.report.errors.append({"step": self.t, "hook": "on_recovery", "error": str(exc)})
 
-    async def review(self, check: Check, ctx: Any, step: AgentStep, sig: str) -> Optional[AgentStep]:
+    async def review(self, check: Check, ctx: DiagnosisContext, step: AgentStep, sig: str) -> Optional[AgentStep]:
         """``check`` sees the agent's proposed ``step`` (``ctx.pending``) before it is let through;
         on a problem, its recovery's step replaces it."""
         ctx.pending = step
@@ -461,7 +460,7 @@ _CONCURRENT = ("one guard stepped from two threads (or tasks) at once: its histo
 class GuardedAgent:
     """A guarded agent: same ``reset(goal)`` / ``step(obs)`` interface as the one it wraps."""
 
-    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Any = None,
+    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Optional[VLMClient] = None,
                  checks: Optional[list[Check]] = None):
         self.inner = as_agent(agent)
         self.config = config or TTIRConfig()
@@ -517,7 +516,7 @@ class GuardedAgent:
 class AsyncGuardedAgent(GuardedAgent):
     """The guard around an agent whose ``step`` is ``async def``; model calls use the async client."""
 
-    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Any = None,
+    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Optional[VLMClient] = None,
                  checks: Optional[list[Check]] = None):
         self.inner = as_agent(agent)  # the same door as the sync guard: an async step passes its awaitable through
         self.config = config or TTIRConfig()
@@ -533,7 +532,7 @@ class AsyncGuardedAgent(GuardedAgent):
             self._core.busy.release()
 
 
-def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Any = None,
+def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Optional[VLMClient] = None,
           checks: Optional[list[Check]] = None) -> GuardedAgent:
     """Wrap ``agent`` with Test-Time Introspective Recovery.
 
@@ -555,11 +554,9 @@ def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Any = No
     return GuardedAgent(agent, cfg, vlm, checks)
 
 
-def _client_from_config(cfg: TTIRConfig, is_async: bool) -> Any:
+def _client_from_config(cfg: TTIRConfig, is_async: bool) -> Optional[VLMClient]:
     from ttir.core.config import env_vlm_settings
 
     if not env_vlm_settings(cfg.vlm)["base_url"]:
         return None  # no endpoint: cascade diagnosers fall back to their rules
-    from ttir.model.client import VLMClient
-
     return VLMClient(cfg.vlm)
