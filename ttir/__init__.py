@@ -29,6 +29,8 @@ _LAZY = {
     "TTIRConfig": ("ttir.core.config", "TTIRConfig"),
     "Check": ("ttir.guarded.checks", "Check"),
     "default_checks": ("ttir.guarded.checks", "default_checks"),
+    "Watcher": ("ttir.guarded.watch", "Watcher"),
+    "watching": ("ttir.guarded.watch", "watching"),
 }
 
 

@@ -42,3 +42,15 @@ def test_the_real_screen_threshold_example_compares_settings_on_dev():
     found = {r.split("|")[1].strip().split()[0]: int(r.split("|")[2].split(" of ")[0]) for r in rows}
     assert set(found) == {"default", "stricter", "looser"}
     assert found["stricter"] <= found["default"] <= found["looser"]  # a higher bar reports fewer pop-ups
+
+
+def test_the_watch_example_keeps_an_adb_script_on_track_that_fails_alone():
+    """examples/watch/adb_script.py: a served phone, a private adb server, the script alone and beside
+    ttir.watching (its watch.yaml loads: the rules are validated)."""
+    script = ROOT / "examples" / "watch" / "adb_script.py"
+    alone = subprocess.run([sys.executable, str(script), "--alone"], capture_output=True, text=True, timeout=300)
+    assert alone.returncode == 1 and "alone: success=False" in alone.stdout, alone.stdout + alone.stderr[-2000:]
+    watched = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert watched.returncode == 0 and "beside ttir.watching: success=True" in watched.stdout, \
+        watched.stdout + watched.stderr[-2000:]
+    assert "watch: dismissed on com.android.permissioncontroller" in watched.stdout

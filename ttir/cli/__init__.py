@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "check that a real phone or emulator (adb) is ready, or (--vlm) that a model endpoint is",
     "serve-model": "serve the offline model of the local-model extra (SmolLM2-135M, llama.cpp) on 127.0.0.1",
     "serve-adb": "serve simulated phones as real adb devices (a task and a perturbation on them) for adb-driven agents",
+    "watch": "keep a phone clear of interruptions while anything else drives it (an agent, a test suite, a person)",
     "perturbations": "list the perturbations (AndroidReality + AnTrap) with their defaults",
     "show": "see what the agent sees: a task step clean vs under a perturbation",
     "run": "run an experiment spec (clean vs perturbed, guard off vs on), resumable",

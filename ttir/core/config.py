@@ -134,6 +134,34 @@ class CascadeConfig(_Section):
                         "screen interference has its interference verdicts logged, never acted on.")
 
 
+class WatchWhen(BaseModel):
+    """What a watch rule looks for on screen (every given part must hold)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(..., min_length=1, max_length=200,
+                      description="Text shown on screen (an element's text or description), matched without case, as a part.")
+    package: Optional[str] = Field(None, max_length=200, description="Only while this package is on screen (its windows' packages).")
+
+
+class WatchRule(BaseModel):
+    """A rule of ``ttir watch`` for what the model should not have to learn:
+    ``{when: {text: "Rate us"}, tap: "Not now"}`` (uiautomator2's watcher, on top of ttir's own detection)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    when: WatchWhen
+    tap: str = Field(..., min_length=1, max_length=200,
+                     description="The label of the control to tap (text or description, without case; an exact label first, else a part).")
+
+
+class WatchConfig(_Section):
+    interval_s: float = Field(1.0, ge=0.05, le=3600, description="Seconds between two looks at the screen.")
+    stable_screens: int = Field(2, ge=1, le=10, description="Equal screens in a row before the watcher acts: it never "
+                                "taps while the screen is changing.")
+    rules: list[WatchRule] = Field(default_factory=list, description="Your own rules, tried before ttir's detection.")
+
+
 class CheckRef(BaseModel):
     """A user-defined check named in a config: ``{factory: "my_checks:make_check", params: {...}}``."""
 
@@ -166,6 +194,7 @@ class TTIRConfig(BaseModel):
     cascade: CascadeConfig = Field(default_factory=CascadeConfig)
     vlm: VLMConfig = Field(default_factory=VLMConfig)
     prompts: PromptsConfig = Field(default_factory=PromptsConfig)
+    watch: WatchConfig = Field(default_factory=WatchConfig, description="`ttir watch` / ttir.watching: how often it looks, your own rules.")
     checks: list[CheckRef] = Field(default_factory=list, description="Your own checks, run after the four: "
                                    "[{factory: 'my_checks:make_check', params: {...}}] (see ttir.guarded.checks).")
 
