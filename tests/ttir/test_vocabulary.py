@@ -17,6 +17,11 @@ VOCABULARIES = {
     "touch action types": (r"\(\s*[\"']click[\"'],\s*[\"']long_press[\"'],\s*[\"']double_tap[\"']\s*,?\s*\)", "ttir/core/types.py"),
     "session outcomes": (r"[\"']budget_spent[\"'],\s*[\"']exhausted[\"']", "ttir/guarded/report.py"),
     "finding verdicts": (r"[\"']on_track[\"'],\s*[\"']off_track[\"'],\s*[\"']off[\"']", "ttir/core/diagnosis.py"),
+    "diagnoser names": (r"[\"']stuck_loop[\"'],\s*[\"']action_effect[\"'],\s*[\"']interference[\"']", "ttir/core/config.py"),
+    "diagnoser priority": (r"[\"']interference[\"'],\s*[\"']stuck_loop[\"'],\s*[\"']action_effect[\"']", "ttir/core/config.py"),
+    "STAR layers": (r"[\"']S[\"'],\s*[\"']T[\"'],\s*[\"']A[\"'],\s*[\"']R[\"']", "perturb/base.py"),
+    "control roles": (r"[\"']dismiss[\"'],\s*[\"']engage[\"'],\s*[\"']destructive[\"'],\s*[\"']neutral[\"']", "ttir/core/lexicon.py"),
+    "interference kinds": (r"[\"']permission[\"'],\s*[\"']anr[\"'],\s*[\"']crash[\"'],\s*[\"']dev_error[\"']", "ttir/core/diagnosis.py"),
 }
 
 
@@ -82,24 +87,6 @@ def test_guard_event_types_are_declared_once():
     for path in ("experiments/metrics/steps.py", "experiments/metrics/guardstats.py", "experiments/viewer.py"):
         read |= set(re.findall(r"get\(\"type\"\) == \"([a-z_]+)\"", (ROOT / path).read_text(encoding="utf-8")))
     assert read and read <= set(GUARD_EVENT_TYPES), sorted(read - set(GUARD_EVENT_TYPES))
-
-
-# the vocabularies of issue 32: diagnoser names, perturbation components, AnTrap's STAR layers
-SPELLED_ONCE = {
-    "diagnoser names": (r"[\"']stuck_loop[\"'],\s*[\"']action_effect[\"'],\s*[\"']interference[\"']", "ttir/core/config.py"),
-    "diagnoser priority": (r"[\"']interference[\"'],\s*[\"']stuck_loop[\"'],\s*[\"']action_effect[\"']", "ttir/core/config.py"),
-    "STAR layers": (r"[\"']S[\"'],\s*[\"']T[\"'],\s*[\"']A[\"'],\s*[\"']R[\"']", "perturb/base.py"),
-    "control roles": (r"[\"']dismiss[\"'],\s*[\"']engage[\"'],\s*[\"']destructive[\"'],\s*[\"']neutral[\"']", "ttir/core/lexicon.py"),
-    "interference kinds": (r"[\"']permission[\"'],\s*[\"']anr[\"'],\s*[\"']crash[\"'],\s*[\"']dev_error[\"']", "ttir/core/diagnosis.py"),
-}
-
-
-@pytest.mark.parametrize("vocabulary", sorted(SPELLED_ONCE))
-def test_the_vocabularies_of_the_restructuring_are_spelled_once(vocabulary):
-    pattern, home = SPELLED_ONCE[vocabulary]
-    where = sorted(str(p.relative_to(ROOT)) for package in PACKAGES for p in (ROOT / package).rglob("*.py")
-                   if re.search(pattern, p.read_text(encoding="utf-8")))
-    assert where == [home], f"{vocabulary} is spelled out in {where}; import it from {home}"
 
 
 def test_components_are_declared_in_perturb_and_the_cli_offers_the_same():
