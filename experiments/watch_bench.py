@@ -14,23 +14,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import subprocess
 import tempfile
 import time
 from typing import Any, Optional
+
+from experiments.adb_perf import _free_port
 
 TASKS = ["SystemWifiTurnOn", "ContactsAddContact"]
 PERTURBATIONS = ["popup_permission", "popup_security", "rate_dialog", "whats_new_dialog", "update_app_sheet",
                  "notification_message"]
 THINK_S = 1.5  # the agent's pause between two actions
 INTERVAL_S = 0.2  # the watcher's
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def clean_actions(task_name: str) -> list[Any]:

@@ -24,7 +24,7 @@ from loguru import logger
 from pydantic import BaseModel, Field
 
 from ttir.core.config import TTIRConfig, WatchRule
-from ttir.core.diagnosis import DiagnosisContext, Finding
+from ttir.core.diagnosis import DiagnosisContext, Finding, InterferenceDetails
 from ttir.core.lexicon import norm
 from ttir.core.recovery import RecoveryContext
 from ttir.core.types import Action, AgentStep, Observation, UIElement
@@ -152,9 +152,9 @@ class Watcher:
         return self._dismiss(obs, finding)
 
     def _dismiss(self, obs: Observation, finding: Finding) -> Optional[Intervention]:
-        details = finding.details
-        title = str(details.get("title") or "")
-        key = f"{obs.package}|{details.get('kind')}|{title}"
+        details = finding.details_as(InterferenceDetails)
+        title = details.title
+        key = f"{obs.package}|{details.kind}|{title}"
         taken = self._taken.setdefault(key, [])
         budget = self.config.recovery.budget
         if len(taken) >= budget:
