@@ -54,3 +54,16 @@ def test_the_watch_example_keeps_an_adb_script_on_track_that_fails_alone():
     assert watched.returncode == 0 and "beside ttir.watching: success=True" in watched.stdout, \
         watched.stdout + watched.stderr[-2000:]
     assert "watch: dismissed on com.android.permissioncontroller" in watched.stdout
+
+
+def test_the_guard_loop_example_recovers_what_the_agent_alone_loses():
+    """examples/own_agent/guard_loop.py, the README's loop: the goal-word agent alone taps into the
+    permission pop-up and fails; guarded, the pop-up is dismissed and the task is verified from app state."""
+    script = EXAMPLE / "guard_loop.py"
+    alone = subprocess.run([sys.executable, str(script), "--no-guard"], capture_output=True, text=True,
+                           timeout=300, cwd=EXAMPLE)
+    assert alone.returncode == 1 and "verified False" in alone.stdout, alone.stdout + alone.stderr[-2000:]
+    guarded = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=EXAMPLE)
+    assert guarded.returncode == 0 and "ended done, verified True" in guarded.stdout, \
+        guarded.stdout + guarded.stderr[-2000:]
+    assert "'resolved': 1" in guarded.stdout
