@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Literal, Optional
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES_FILE = ROOT / "docs" / "figures.yaml"
@@ -224,8 +224,10 @@ def load(path: Path = FIGURES_FILE) -> dict[str, Figure]:
     for fid, entry in raw.items():
         try:
             out[str(fid)] = Figure.model_validate(entry)
-        except Exception as exc:  # pydantic's ValidationError, said with the file and the id
-            raise ValueError(f"{path}: figure {fid!r}: {exc}") from None
+        except ValidationError as exc:  # said with the file, the id and the field, on one line
+            said = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'entry'}: {e['msg']} (got {e.get('input')!r})"
+                             for e in exc.errors())
+            raise ValueError(f"{path}: figure {fid!r}: {said}") from None
     return out
 
 
@@ -241,15 +243,23 @@ def recompute(ids: Optional[Iterable[str]] = None) -> dict[str, str]:
     return {fid: COMPUTED[fid]() for fid in (ids if ids is not None else COMPUTED)}
 
 
-def drift(figures: dict[str, Figure]) -> list[str]:
+def drift(figures: dict[str, Figure], values: Optional[dict[str, str]] = None) -> list[str]:
     """Every disagreement between the file and the code: a computed figure whose value changed, a
-    figure marked computed that nothing computes, a computed figure missing from the file."""
+    figure marked computed that nothing computes, a computed figure missing from the file.
+
+    Args:
+        figures: the figures file, read.
+        values: the computed values (``recompute()`` when None).
+
+    Returns:
+        One message per problem.
+    """
     problems = []
     for fid, fig in figures.items():
         if fig.check == "computed" and fid not in COMPUTED:
             problems.append(f"{fid}: marked computed, but experiments/figures.py has no function for it "
                             f"(add one to COMPUTED, or mark it measured)")
-    for fid, value in recompute().items():
+    for fid, value in (recompute() if values is None else values).items():
         if fid not in figures:
             problems.append(f"{fid}: computed ({value}) but missing from {FIGURES_FILE.name} "
                             f"(run `python -m experiments.figures --write`)")
@@ -315,15 +325,19 @@ def check_files(figures: dict[str, Figure], root: Path = ROOT) -> list[str]:
     return out
 
 
-def write(path: Path = FIGURES_FILE) -> list[str]:
+def write(path: Path = FIGURES_FILE, values: Optional[dict[str, str]] = None) -> list[str]:
     """Rewrite the computed values of the figures file from the shipped data (other keys, measured
     figures and comments are kept: only ``value:`` lines of computed figures change).
+
+    Args:
+        path: the figures file.
+        values: the computed values (``recompute()`` when None).
 
     Returns:
         The ids whose value changed.
     """
     figures = load(path)
-    values = recompute()
+    values = recompute() if values is None else values
     missing = [fid for fid in values if fid not in figures]
     if missing:
         raise SystemExit(f"{path.name}: add an entry (what, command, data, check: computed) for {', '.join(missing)}")
