@@ -304,6 +304,12 @@ def check_text(text: str, figures: dict[str, Figure], source: str) -> list[str]:
         elif value != figures[fid].value:
             problems.append(f"{source}:{line}: figure {fid!r} quoted as {value!r}, {FIGURES_FILE.name} says "
                             f"{figures[fid].value!r} ({figures[fid].command})")
+    for m in MARK.finditer(text):  # Markdown (Python-Markdown and GitHub's) opens an HTML block at a line's `<!--`
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if not text[line_start:m.start()].strip():
+            problems.append(f"{source}:{text.count(chr(10), 0, m.start()) + 1}: figure {m.group(1)!r} begins a line, "
+                            f"which Markdown reads as the start of an HTML block (the text around it breaks): "
+                            f"put the word before it on the same line")
     closed = {m.start() for m in MARK.finditer(text)}
     for m in OPEN_MARK.finditer(text):
         if m.start() not in closed:

@@ -50,7 +50,9 @@ def test_a_drifted_quote_an_unknown_id_and_an_open_marker_are_named(table):
     assert any(p.startswith("README.md:1:") and "'798'" in p and table["corpus_files"].value in p for p in problems)
     assert any(p.startswith("README.md:2:") and "did you mean 'tasks'" in p for p in problems)
     assert any(p.startswith("README.md:3:") and "no closing" in p for p in problems)
-    assert F.check_text("<!--fig:tasks-->" + table["tasks"].value + "<!--/fig-->", table, "x") == []
+    assert F.check_text("All <!--fig:tasks-->" + table["tasks"].value + "<!--/fig-->", table, "x") == []
+    at_start = F.check_text("- ttir has\n  <!--fig:tasks-->" + table["tasks"].value + "<!--/fig--> tasks", table, "x")
+    assert len(at_start) == 1 and at_start[0].startswith("x:2:") and "begins a line" in at_start[0]
 
 
 def test_a_changed_shipped_figure_is_caught_and_rewritten(tmp_path, table, computed):

@@ -79,6 +79,9 @@ def test_the_home_page_renders(site, browser):
     for wanted in ("Guard your agent on a real phone", "How the guard decides", "ttir", "Papers"):
         assert wanted in links, (wanted, links)
     assert browser.evaluate("document.body.innerText.includes('<!--fig')") is False  # the figure markers stay hidden
+    # ... and do not break the list they sit in: each of the three items holds its quoted figures
+    assert browser.evaluate("Array.from(document.querySelectorAll('article li')).some(li => "
+                            "li.textContent.includes('A perturbation benchmark') && li.textContent.includes('AnTrap traps'))")
 
 
 def test_the_api_page_shows_the_guards_signature(site, browser):
