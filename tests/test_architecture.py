@@ -237,7 +237,8 @@ def test_the_cli_is_the_top_layer():
     assert not bad, f"these import the CLI, the top layer: {bad}"
 
 
-AREAS = ("benchmark", "diagnosers", "perturb", "recoveries", "experiments", "ttir", "reliability")
+AREAS = ("benchmark", "diagnosers", "perturb", "recoveries", "experiments", "ttir", "reliability",
+         "docs")  # tests/docs: the docs site and the figures it quotes
 
 
 def test_tests_mirror_the_package_tree():
