@@ -1,0 +1,175 @@
+"""Docstring coverage of the public API, and the docstring examples run as doctests.
+
+What is counted: every name in the ``__all__`` of ``ttir`` and of each package (``benchmark``,
+``perturb``, ``diagnosers``, ``recoveries``, ``experiments``, ``ttir.core``, ``ttir.guarded``,
+``ttir.model``, ``ttir.testing``), and, for each class among them, its public methods and
+properties — the ones the project defines, not those inherited from pydantic's ``BaseModel``,
+``Protocol`` or ``object``. A function or class counts as documented when it has its own docstring
+(not one inherited from a base class); a constant or type alias when the module that defines it
+follows the assignment with a string literal (an attribute docstring, which mkdocstrings renders);
+a submodule named in ``__all__`` when it has a module docstring. The pydantic models in
+``ttir.__all__`` also need a description on every field.
+
+``python -m pytest -p no:randomly -n 0 -q -s tests/ttir/test_docstrings.py -k report`` prints
+the coverage table.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import inspect
+import sys
+import types
+from functools import cached_property
+from typing import Any, Iterator
+
+import pydantic
+import pytest
+
+PACKAGES = ("ttir", "benchmark", "perturb", "diagnosers", "recoveries", "experiments",
+            "ttir.core", "ttir.guarded", "ttir.model", "ttir.testing")
+PROJECT_ROOTS = {"ttir", "benchmark", "perturb", "diagnosers", "recoveries", "experiments"}
+THRESHOLD = 0.95
+# names every class has from pydantic or object; an override of one of them is not part of the API
+_FOREIGN = set(dir(pydantic.BaseModel)) | set(dir(object))
+
+
+def _is_project(obj: Any) -> bool:
+    module = getattr(obj, "__module__", None) or ""
+    return module.split(".")[0] in PROJECT_ROOTS
+
+
+def _defining_module(package: types.ModuleType, name: str) -> str:
+    """The module a package's ``name`` is assigned in (the package itself or where it imports it from)."""
+    source = inspect.getsource(package)
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and any((a.asname or a.name) == name for a in node.names):
+            return node.module
+    return package.__name__
+
+
+def _has_attribute_docstring(module_name: str, name: str) -> bool:
+    """Whether ``module_name`` follows its assignment of ``name`` with a string literal."""
+    tree = ast.parse(inspect.getsource(importlib.import_module(module_name)))
+    body = tree.body
+    for i, node in enumerate(body):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AnnAssign, ast.TypeAlias if sys.version_info >= (3, 12) else ast.AnnAssign)) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            nxt = body[i + 1] if i + 1 < len(body) else None
+            return (isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
+                    and isinstance(nxt.value.value, str) and bool(nxt.value.value.strip()))
+    return False
+
+
+def _own_doc(obj: Any) -> bool:
+    doc = obj.__dict__.get("__doc__") if isinstance(obj, type) else getattr(obj, "__doc__", None)
+    return bool(doc and doc.strip())
+
+
+def _members(cls: type) -> Iterator[tuple[str, Any]]:
+    """The public methods and properties ``cls`` itself defines."""
+    for name, value in vars(cls).items():
+        if name.startswith("_") or name in _FOREIGN:
+            continue
+        if isinstance(value, (staticmethod, classmethod)):
+            yield name, value.__func__
+        elif isinstance(value, property):
+            yield name, value.fget
+        elif isinstance(value, cached_property):
+            yield name, value.func
+        elif inspect.isfunction(value):
+            yield name, value
+
+
+def _project_classes(cls: type) -> Iterator[type]:
+    for base in cls.__mro__:
+        if _is_project(base) and base is not object:
+            yield base
+
+
+def inventory() -> dict[str, bool]:
+    """Each public name (``package.Name`` or ``module.Class.method``) and whether it is documented."""
+    seen: dict[str, bool] = {}
+    classes: dict[str, type] = {}
+    for package_name in PACKAGES:
+        package = importlib.import_module(package_name)
+        for name in getattr(package, "__all__", ()):
+            obj = getattr(package, name)
+            key = f"{package_name}.{name}"
+            if isinstance(obj, types.ModuleType):
+                seen[key] = bool(obj.__doc__ and obj.__doc__.strip())
+            elif isinstance(obj, type) or inspect.isfunction(obj) or inspect.isbuiltin(obj):
+                seen[key] = _own_doc(obj)
+                if isinstance(obj, type):
+                    for base in _project_classes(obj):
+                        classes[f"{base.__module__}.{base.__qualname__}"] = base
+            else:  # a constant or a type alias: an attribute docstring where it is assigned
+                seen[key] = _has_attribute_docstring(_defining_module(package, name), name)
+    for qualname, cls in classes.items():
+        for name, func in _members(cls):
+            seen[f"{qualname}.{name}"] = bool(func.__doc__ and func.__doc__.strip())
+    return seen
+
+
+def test_public_names_are_documented() -> None:
+    seen = inventory()
+    missing = sorted(k for k, ok in seen.items() if not ok)
+    coverage = 1 - len(missing) / len(seen)
+    assert len(seen) > 100, f"the inventory found only {len(seen)} public names: the walk is broken"
+    assert coverage >= THRESHOLD, (f"docstring coverage {coverage:.1%} of {len(seen)} public names is below "
+                                   f"{THRESHOLD:.0%}; undocumented ({len(missing)}):\n  " + "\n  ".join(missing))
+
+
+def test_public_models_of_ttir_describe_every_field() -> None:
+    import ttir
+
+    missing = []
+    for name in ttir.__all__:
+        obj = getattr(ttir, name)
+        if isinstance(obj, type) and issubclass(obj, pydantic.BaseModel):
+            missing += [f"ttir.{name}.{f}" for f, info in obj.model_fields.items() if not info.description]
+    assert not missing, "fields without a description (add Field(description=...)):\n  " + "\n  ".join(missing)
+
+
+def test_the_walk_counts_an_undocumented_name() -> None:
+    # the measure must be able to fail: a class without a docstring and an undocumented method
+    class Bare:
+        def act(self) -> None:
+            pass
+
+    Bare.__module__ = "ttir.fake"
+    assert not _own_doc(Bare)
+    assert dict(_members(Bare)) == {"act": Bare.act}
+    assert not Bare.act.__doc__
+
+
+def test_report(capsys: pytest.CaptureFixture[str]) -> None:
+    seen = inventory()
+    missing = sorted(k for k, ok in seen.items() if not ok)
+    with capsys.disabled():
+        print(f"\ndocumented {len(seen) - len(missing)} of {len(seen)} public names "
+              f"({1 - len(missing) / len(seen):.1%}); undocumented:")
+        for key in missing:
+            print("  ", key)
+
+
+EXAMPLES = (("ttir", "guard"), ("ttir", "Observation.from_xml"), ("ttir", "Action"))
+
+
+@pytest.mark.parametrize(("module_name", "attr_path"), EXAMPLES, ids=[".".join(e) for e in EXAMPLES])
+def test_docstring_examples_run(module_name: str, attr_path: str) -> None:
+    obj: Any = importlib.import_module(module_name)
+    for part in attr_path.split("."):
+        obj = getattr(obj, part)
+    dotted = f"{module_name}.{attr_path}"
+    # the class's own docstring only (recurse=False): each named example is checked on its own
+    tests = [t for t in doctest.DocTestFinder(recurse=False).find(obj, dotted, globs={}) if t.examples]
+    assert tests, f"{dotted} has no doctest example (an `Examples:` section with >>> lines) in its docstring"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for t in tests:
+        runner.run(t)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples of {dotted} failed (output above)"
