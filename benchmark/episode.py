@@ -49,27 +49,32 @@ class EpisodeResult(BaseModel):
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
-    task: str
-    goal: str
-    params: dict[str, Any]
-    seed: int
-    success: bool  # done-gated: ``verified`` and the agent ended the episode (see gated_success)
-    verified: bool  # the task's verifier on the device state at the end, whoever ended the episode
-    steps: int
-    budget: int
-    termination: Termination
-    answer: Optional[str] = None
-    error: Optional[str] = None
-    trajectory: list[StepLog] = Field(default_factory=list)
-    reset_events: list[dict[str, Any]] = Field(default_factory=list)
-    timing_s: dict[str, float] = Field(default_factory=dict)
-    observations: list[Any] = Field(default_factory=list, exclude=True)
+    task: str = Field(description="The task's name, e.g. ``SystemWifiTurnOn``.")
+    goal: str = Field(description="The instruction the agent was given.")
+    params: dict[str, Any] = Field(description="The task's seeded parameters.")
+    seed: int = Field(description="The task instance's seed.")
+    success: bool = Field(description="Done-gated success: ``verified`` and the agent ended the episode itself "
+                                      "(see :func:`gated_success`).")
+    verified: bool = Field(description="The task's verifier on the device state at the end, whoever ended the episode.")
+    steps: int = Field(description="Steps taken.")
+    budget: int = Field(description="The step budget the episode ran under.")
+    termination: Termination = Field(description="How it ended: done, infeasible (the agent's status), budget or error.")
+    answer: Optional[str] = Field(None, description="The agent's last ``answer`` text, if it gave one.")
+    error: Optional[str] = Field(None, description="The exception that ended the episode (termination ``error``).")
+    trajectory: list[StepLog] = Field(default_factory=list, description="One log per step, in order.")
+    reset_events: list[dict[str, Any]] = Field(default_factory=list,
+                                               description="What the perturbations did while the device was reset.")
+    timing_s: dict[str, float] = Field(default_factory=dict, description="Seconds spent per phase (agent, device …).")
+    observations: list[Any] = Field(default_factory=list, exclude=True,
+                                    description="The observations, with screenshots, when kept (never serialised).")
 
     def to_json_dict(self) -> dict[str, Any]:
+        """The result as a JSON-serialisable dict, without the kept observations."""
         return self.model_dump(mode="json", exclude={"observations"})
 
     @property
     def actions(self) -> list[dict[str, Any]]:
+        """The action dict of every step, in order."""
         return [s.agent_step.get("action", {}) for s in self.trajectory]
 
 

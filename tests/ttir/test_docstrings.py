@@ -41,13 +41,15 @@ def _is_project(obj: Any) -> bool:
     return module.split(".")[0] in PROJECT_ROOTS
 
 
-def _defining_module(package: types.ModuleType, name: str) -> str:
-    """The module a package's ``name`` is assigned in (the package itself or where it imports it from)."""
-    source = inspect.getsource(package)
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.module and any((a.asname or a.name) == name for a in node.names):
-            return node.module
-    return package.__name__
+def _definition(module: types.ModuleType, name: str) -> tuple[str, str]:
+    """Where ``name`` is assigned, as (module, name there): ``module`` itself, or where it imports it
+    from (followed through re-exports)."""
+    for node in ast.parse(inspect.getsource(module)).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    return _definition(importlib.import_module(node.module), alias.name)
+    return module.__name__, name
 
 
 def _has_attribute_docstring(module_name: str, name: str) -> bool:
@@ -107,7 +109,7 @@ def inventory() -> dict[str, bool]:
                     for base in _project_classes(obj):
                         classes[f"{base.__module__}.{base.__qualname__}"] = base
             else:  # a constant or a type alias: an attribute docstring where it is assigned
-                seen[key] = _has_attribute_docstring(_defining_module(package, name), name)
+                seen[key] = _has_attribute_docstring(*_definition(package, name))
     for qualname, cls in classes.items():
         for name, func in _members(cls):
             seen[f"{qualname}.{name}"] = bool(func.__doc__ and func.__doc__.strip())
