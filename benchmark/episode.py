@@ -35,13 +35,18 @@ class StepLog(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    index: int
-    observation: dict[str, Any]
-    agent_step: dict[str, Any]
-    action_error: Optional[str] = None
-    perturbation_events: list[dict[str, Any]] = Field(default_factory=list)
-    guard_events: list[dict[str, Any]] = Field(default_factory=list)
-    timing_ms: dict[str, float] = Field(default_factory=dict)
+    index: int = Field(description="The step's number, from 0.")
+    observation: dict[str, Any] = Field(description="The screen the step was chosen on, summarised (no pixels: "
+                                                    ":meth:`Observation.summary`), with ``ref`` when it was saved.")
+    agent_step: dict[str, Any] = Field(description="What the agent (or the guard in its place) returned, as a dict; "
+                                                   "empty when the agent raised.")
+    action_error: Optional[str] = Field(None, description="Why the device could not execute the action, if it could not.")
+    perturbation_events: list[dict[str, Any]] = Field(default_factory=list,
+                                                      description="What the perturbations did during the step.")
+    guard_events: list[dict[str, Any]] = Field(default_factory=list,
+                                               description="What the guard did during the step (findings, sessions).")
+    timing_ms: dict[str, float] = Field(default_factory=dict,
+                                        description="Milliseconds spent by the agent and by the device.")
 
 
 class EpisodeResult(BaseModel):
@@ -60,7 +65,8 @@ class EpisodeResult(BaseModel):
     budget: int = Field(description="The step budget the episode ran under.")
     termination: Termination = Field(description="How it ended: done, infeasible (the agent's status), budget or error.")
     answer: Optional[str] = Field(None, description="The agent's last ``answer`` text, if it gave one.")
-    error: Optional[str] = Field(None, description="The exception that ended the episode (termination ``error``).")
+    error: Optional[str] = Field(None, description="The traceback of the exception that ended the episode (termination "
+                                                   "``error``).")
     trajectory: list[StepLog] = Field(default_factory=list, description="One log per step, in order.")
     reset_events: list[dict[str, Any]] = Field(default_factory=list,
                                                description="What the perturbations did while the device was reset.")

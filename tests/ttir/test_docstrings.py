@@ -7,8 +7,9 @@ properties — the ones the project defines, not those inherited from pydantic's
 ``Protocol`` or ``object``. A function or class counts as documented when it has its own docstring
 (not one inherited from a base class); a constant or type alias when the module that defines it
 follows the assignment with a string literal (an attribute docstring, which mkdocstrings renders);
-a submodule named in ``__all__`` when it has a module docstring. The pydantic models in
-``ttir.__all__`` also need a description on every field.
+a submodule named in ``__all__`` when it has a module docstring (and its own ``__all__`` is counted
+in turn). Each class or function counts once, under the module that defines it. The pydantic models
+among them also need a description on every field.
 
 ``python -m pytest -p no:randomly -n 0 -q -s tests/ttir/test_docstrings.py -k report`` prints
 the coverage table.
@@ -17,8 +18,10 @@ the coverage table.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import doctest
 import importlib
+import importlib.util
 import inspect
 import sys
 import types
@@ -68,6 +71,9 @@ def _has_attribute_docstring(module_name: str, name: str) -> bool:
 
 def _own_doc(obj: Any) -> bool:
     doc = obj.__dict__.get("__doc__") if isinstance(obj, type) else getattr(obj, "__doc__", None)
+    if isinstance(obj, type) and (dataclasses.is_dataclass(obj) or hasattr(obj, "_fields")) and doc \
+            and doc.startswith(f"{obj.__name__}("):
+        return False  # the signature a dataclass or a NamedTuple writes for itself is no docstring
     return bool(doc and doc.strip())
 
 
@@ -92,24 +98,33 @@ def _project_classes(cls: type) -> Iterator[type]:
             yield base
 
 
+def _walk(module_name: str, seen: dict[str, bool], classes: dict[str, type]) -> None:
+    """Count ``module_name``'s ``__all__`` into ``seen``; a submodule it names is walked in turn."""
+    module = importlib.import_module(module_name)
+    for name in getattr(module, "__all__", ()):
+        obj = getattr(module, name, None)
+        if obj is None and importlib.util.find_spec(f"{module_name}.{name}") is not None:
+            obj = importlib.import_module(f"{module_name}.{name}")
+        if isinstance(obj, types.ModuleType):
+            seen[obj.__name__] = bool(obj.__doc__ and obj.__doc__.strip())
+            _walk(obj.__name__, seen, classes)
+        elif isinstance(obj, type) or inspect.isfunction(obj) or inspect.isbuiltin(obj):
+            # each class or function once, under the name of the module that defines it
+            seen[f"{obj.__module__}.{obj.__qualname__}"] = _own_doc(obj)
+            if isinstance(obj, type):
+                for base in _project_classes(obj):
+                    classes[f"{base.__module__}.{base.__qualname__}"] = base
+        else:  # a constant or a type alias: an attribute docstring where it is assigned
+            where, there = _definition(module, name)
+            seen[f"{where}.{there}"] = _has_attribute_docstring(where, there)
+
+
 def inventory() -> dict[str, bool]:
-    """Each public name (``package.Name`` or ``module.Class.method``) and whether it is documented."""
+    """Each public name (``module.Name`` or ``module.Class.method``, each once) and whether it is documented."""
     seen: dict[str, bool] = {}
     classes: dict[str, type] = {}
     for package_name in PACKAGES:
-        package = importlib.import_module(package_name)
-        for name in getattr(package, "__all__", ()):
-            obj = getattr(package, name)
-            key = f"{package_name}.{name}"
-            if isinstance(obj, types.ModuleType):
-                seen[key] = bool(obj.__doc__ and obj.__doc__.strip())
-            elif isinstance(obj, type) or inspect.isfunction(obj) or inspect.isbuiltin(obj):
-                seen[key] = _own_doc(obj)
-                if isinstance(obj, type):
-                    for base in _project_classes(obj):
-                        classes[f"{base.__module__}.{base.__qualname__}"] = base
-            else:  # a constant or a type alias: an attribute docstring where it is assigned
-                seen[key] = _has_attribute_docstring(*_definition(package, name))
+        _walk(package_name, seen, classes)
     for qualname, cls in classes.items():
         for name, func in _members(cls):
             seen[f"{qualname}.{name}"] = bool(func.__doc__ and func.__doc__.strip())
@@ -125,14 +140,24 @@ def test_public_names_are_documented() -> None:
                                    f"{THRESHOLD:.0%}; undocumented ({len(missing)}):\n  " + "\n  ".join(missing))
 
 
-def test_public_models_of_ttir_describe_every_field() -> None:
-    import ttir
+def test_public_models_describe_every_field() -> None:
+    # every pydantic model named in an __all__ the inventory walks: ttir's own, the packages', the submodules'
+    models: dict[str, type[pydantic.BaseModel]] = {}
 
-    missing = []
-    for name in ttir.__all__:
-        obj = getattr(ttir, name)
-        if isinstance(obj, type) and issubclass(obj, pydantic.BaseModel):
-            missing += [f"ttir.{name}.{f}" for f, info in obj.model_fields.items() if not info.description]
+    def collect(module_name: str) -> None:
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name, None)
+            if obj is None and importlib.util.find_spec(f"{module_name}.{name}") is not None:
+                collect(f"{module_name}.{name}")
+            elif isinstance(obj, type) and issubclass(obj, pydantic.BaseModel):
+                models[f"{obj.__module__}.{obj.__qualname__}"] = obj
+
+    for package_name in PACKAGES:
+        collect(package_name)
+    assert "ttir.core.types.Action" in models and "ttir.core.config.TTIRConfig" in models
+    missing = [f"{key}.{f}" for key, model in sorted(models.items())
+               for f, info in model.model_fields.items() if not info.description]
     assert not missing, "fields without a description (add Field(description=...)):\n  " + "\n  ".join(missing)
 
 

@@ -81,6 +81,7 @@ _EDITABLE_CLASS_HINTS = ("EditText", "AutoCompleteTextView", "SearchView$SearchA
 
 ElementSource = Literal["tree", "ocr"]
 ScreenSource = Literal["tree", "ocr", "pixels"]
+"""Where an observation's elements come from: ``"tree"`` (a dump), ``"ocr"`` (text read from the screenshot), ``"pixels"`` (none)."""
 
 
 class UIElement(BaseModel):
@@ -551,19 +552,29 @@ ActionType = Literal[
     "answer",
 ]
 ACTION_TYPES: tuple[str, ...] = ActionType.__args__  # type: ignore[attr-defined]
+"""Every action type, in :data:`ActionType`'s order."""
 # the action types in groups, each declared once here and imported wherever it is meant
 TOUCH_TYPES = ("click", "long_press", "double_tap")  # a finger on one point
+"""Actions that put a finger on one point: click, long_press, double_tap."""
 TARGETED_TYPES = (*TOUCH_TYPES, "input_text")  # aimed at one element
+"""Actions aimed at one element: the touches and input_text."""
 INDEXED_TYPES = (*TARGETED_TYPES, "scroll")  # may name an element by index
+"""Actions that may name their element by ``index``: the targeted ones and scroll."""
 LOCATED_TYPES = (*INDEXED_TYPES, "swipe")  # land at a place on the screen
+"""Actions that land at a place on the screen: the indexed ones and swipe."""
 ENDING_TYPES = ("status", "answer")  # end the episode: the agent's verdict, or its reply
+"""Actions that end the episode: status (the agent's verdict) and answer (its reply)."""
 INERT_TYPES = ("wait", *ENDING_TYPES)  # change nothing on the screen
+"""Actions that change nothing on the screen: wait and the ending ones."""
 NAVIGATION_TYPES = ("navigate_back", "navigate_home", "open_app", "app_switch")  # the system moves between screens or apps
+"""Actions that move between screens or apps through the system: back, home, open_app, app_switch."""
 ACTION_GROUPS: dict[str, tuple[str, ...]] = {
     "touch": TOUCH_TYPES, "targeted": TARGETED_TYPES, "indexed": INDEXED_TYPES, "located": LOCATED_TYPES,
     "ending": ENDING_TYPES, "inert": INERT_TYPES, "navigation": NAVIGATION_TYPES,
 }
+"""The groups above by name (``touch``, ``targeted``, ``indexed``, ``located``, ``ending``, ``inert``, ``navigation``)."""
 SCROLL_DIRECTIONS = ("up", "down", "left", "right")
+"""The directions a scroll takes: up, down, left, right."""
 GOAL_STATUSES = ("complete", "infeasible")
 _NO_ARG_TYPES = ("navigate_back", "navigate_home", "keyboard_enter", "app_switch")
 _TARGET_FIELDS = ("index", "x", "y")
@@ -897,9 +908,15 @@ class CallableAgent:
         self.goal = ""
 
     def reset(self, goal: str) -> None:
+        """Remember ``goal`` (the callable is not told: it sees only observations)."""
         self.goal = goal
 
     def step(self, obs: Observation) -> AgentStep:
+        """Call ``fn(obs)`` and normalise what it returned into an :class:`AgentStep`.
+
+        Raises:
+            TypeError: ``fn`` returned neither an AgentStep, an Action nor an action dict.
+        """
         return as_step(self.fn(obs))
 
 
@@ -911,9 +928,15 @@ class AsyncCallableAgent:
         self.goal = ""
 
     def reset(self, goal: str) -> None:
+        """Remember ``goal`` (the callable is not told: it sees only observations)."""
         self.goal = goal
 
     async def step(self, obs: Observation) -> AgentStep:
+        """Await ``fn(obs)`` and normalise what it returned into an :class:`AgentStep`.
+
+        Raises:
+            TypeError: ``fn`` returned neither an AgentStep, an Action nor an action dict.
+        """
         return as_step(await self.fn(obs))
 
 
