@@ -12,7 +12,7 @@ from loguru import logger as _logger
 
 _logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from ttir.core.types import Action, Agent, AgentStep, Observation, StepRecord, UIElement, as_agent, set_screenshot_reader
 from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding  # the check contract: a user's
@@ -20,6 +20,12 @@ from ttir.core.recovery import Recovery, RecoveryContext                     # o
 from ttir.core.ocr import read_elements as _read_screen_text
 
 set_screenshot_reader(_read_screen_text)  # Observation.from_screenshot reads text with the OCR extra (lazily imported)
+
+if TYPE_CHECKING:  # the guard's types, named in signatures without importing the guard
+    from ttir.core.config import TTIRConfig
+    from ttir.guarded.checks import Check
+    from ttir.guarded.middleware import GuardedAgent
+    from ttir.model.client import VLMClient
 
 __version__ = "0.1.0"
 
@@ -34,7 +40,8 @@ _LAZY = {
 }
 
 
-def guard(agent: Any, config: Any = None, vlm: Any = None, checks: Any = None) -> Any:
+def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Optional[VLMClient] = None,
+          checks: Optional[list[Check]] = None) -> GuardedAgent:
     """Wrap ``agent`` with Test-Time Introspective Recovery: a guard with the agent's own interface.
 
     The guarded agent has the same ``reset(goal)`` / ``step(obs)`` as ``agent``. Before each
