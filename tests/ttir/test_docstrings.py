@@ -24,6 +24,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import textwrap
 import types
 from functools import cached_property
 from typing import Any, Iterator
@@ -60,8 +61,7 @@ def _has_attribute_docstring(module_name: str, name: str) -> bool:
     tree = ast.parse(inspect.getsource(importlib.import_module(module_name)))
     body = tree.body
     for i, node in enumerate(body):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, (ast.AnnAssign, ast.TypeAlias if sys.version_info >= (3, 12) else ast.AnnAssign)) else []
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         if any(isinstance(t, ast.Name) and t.id == name for t in targets):
             nxt = body[i + 1] if i + 1 < len(body) else None
             return (isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
@@ -161,16 +161,56 @@ def test_public_models_describe_every_field() -> None:
     assert not missing, "fields without a description (add Field(description=...)):\n  " + "\n  ".join(missing)
 
 
-def test_the_walk_counts_an_undocumented_name() -> None:
-    # the measure must be able to fail: a class without a docstring and an undocumented method
-    class Bare:
-        def act(self) -> None:
+def test_the_walk_counts_what_is_undocumented(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the measure must be able to fail: a package with one documented and one undocumented thing of each kind
+    pkg = tmp_path / "ttirfake"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(textwrap.dedent('''
+        """A package."""
+        import dataclasses
+
+        LIMIT = 3
+        """The limit."""
+        BARE = 4
+
+        def told():
+            """Documented."""
+
+        def untold():
             pass
 
-    Bare.__module__ = "ttir.fake"
-    assert not _own_doc(Bare)
-    assert dict(_members(Bare)) == {"act": Bare.act}
-    assert not Bare.act.__doc__
+        class Tool:
+            """Documented."""
+
+            def use(self):
+                pass
+
+            @property
+            def size(self):
+                """Documented."""
+
+        @dataclasses.dataclass
+        class Point:
+            x: int
+
+        __all__ = ["BARE", "LIMIT", "Point", "Tool", "told", "untold", "sub"]
+    '''), encoding="utf-8")
+    (pkg / "sub.py").write_text("__all__ = []\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys.modules[__name__], "PROJECT_ROOTS", {*PROJECT_ROOTS, "ttirfake"})
+    seen: dict[str, bool] = {}
+    classes: dict[str, type] = {}
+    try:
+        _walk("ttirfake", seen, classes)
+    finally:
+        for name in ("ttirfake", "ttirfake.sub"):
+            sys.modules.pop(name, None)
+    for qualname, cls in classes.items():
+        for name, func in _members(cls):
+            seen[f"{qualname}.{name}"] = bool(func.__doc__)
+    assert seen == {"ttirfake.BARE": False, "ttirfake.LIMIT": True, "ttirfake.Point": False, "ttirfake.Tool": True,
+                    "ttirfake.told": True, "ttirfake.untold": False, "ttirfake.sub": False,
+                    "ttirfake.Tool.use": False, "ttirfake.Tool.size": True}
 
 
 def test_report() -> None:
