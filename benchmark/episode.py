@@ -105,6 +105,23 @@ def run_episode(
     ``success`` is ``verified`` gated on the agent having ended the episode (AndroidWorld).
     ``on_observation(i, obs)`` may persist the observation and return a reference
     (e.g. a screenshot path) that is stored in the step log.
+
+    The loop: ``obs = device.reset(task)``, ``agent.reset(task.goal)``, then per step
+    ``agent.step(obs)`` -> ``device.execute(action)`` -> ``device.observe()``, until a
+    ``status`` action or the budget. An action the device refuses is logged in the step
+    (``action_error``) and the episode goes on; an exception from the agent ends it
+    (termination ``error``, the traceback in ``error``).
+
+    Args:
+        device: the device to run on.
+        task: the task (:func:`benchmark.make_task`); its ``setup`` runs on reset.
+        agent: an agent, a guarded agent, or a callable ``fn(obs)``.
+        budget: the step budget; None: ``task.budget`` (20 x its reference length).
+        keep_observations: keep every observation, screenshots included, in the result.
+        on_observation: called as ``on_observation(i, obs)`` for each screen.
+
+    Returns:
+        The :class:`EpisodeResult`: success (done-gated), verified, termination, the trajectory.
     """
     agent = as_agent(agent)
     budget = int(budget if budget is not None else task.budget)

@@ -103,7 +103,21 @@ def names(component: Optional[str] = None) -> list[str]:
 
 
 def make(name: str, **overrides: Any) -> Perturbation:
-    """Build perturbation ``name`` with the profile's defaults and ``overrides``."""
+    """Build perturbation ``name`` with the profile's defaults and ``overrides``.
+
+    Args:
+        name: a registered perturbation (:func:`names` lists them), e.g. ``"popup_permission"``.
+        **overrides: parameters by dotted name (``timing.trigger_step=2``) or, when unambiguous,
+            by their bare name (``trigger_step=2``).
+
+    Returns:
+        The perturbation, ready for :class:`PerturbedDevice`.
+
+    Raises:
+        ttir.core.errors.UnknownNameError: no perturbation is called ``name`` (a ``KeyError``
+            and ``ValueError``; the message suggests the closest).
+        ValueError: an unknown, ambiguous or invalid parameter (the message lists the valid ones).
+    """
     if name not in REGISTRY:
         raise unknown_name("perturbation", name, REGISTRY)
     prof = REGISTRY[name]
@@ -137,7 +151,17 @@ def make(name: str, **overrides: Any) -> Perturbation:
 
 
 def make_all(spec: list[Any]) -> list[Perturbation]:
-    """Build a list from names or ``{name: {overrides}}`` mappings."""
+    """Build a list from names or ``{name: {overrides}}`` mappings.
+
+    Args:
+        spec: e.g. ``["popup_permission", {"font_size_large": {"magnitude.font_scale": 1.3}}]``.
+
+    Returns:
+        The perturbations, in order.
+
+    Raises:
+        ValueError: an entry is neither a name nor a one-key mapping, or :func:`make` refuses it.
+    """
     out = []
     for item in spec:
         if isinstance(item, str):
