@@ -53,21 +53,45 @@ class Device(Protocol):
     """What the episode loop, the perturbation layer and the CLI need from a device."""
 
     @property
-    def settings(self) -> DeviceSettings: ...
+    def settings(self) -> DeviceSettings:
+        """The device's current settings (font scale, orientation, locale …)."""
+        ...
 
-    def observe(self) -> Observation: ...
+    def observe(self) -> Observation:
+        """The current screen.
 
-    def execute(self, action: Action) -> None: ...
+        Raises:
+            DeviceError: the device cannot read its screen.
+        """
+        ...
+
+    def execute(self, action: Action) -> None:
+        """Perform ``action`` on the device.
+
+        Raises:
+            ActionError: the action cannot be executed on the current screen (state unchanged).
+        """
+        ...
 
     def reset(self, task: Any = None) -> Observation:
         """Back to a clean home screen; if ``task`` is given, run ``task.setup(self)``."""
         ...
 
-    def launch(self, app: str) -> None: ...
+    def launch(self, app: str) -> None:
+        """Bring ``app`` (a label or a package) to the front."""
+        ...
 
-    def configure(self, **settings: Any) -> None: ...
+    def configure(self, **settings: Any) -> None:
+        """Change settings by name (``font_scale=1.3``, ``orientation="landscape"`` …).
 
-    def close(self) -> None: ...
+        Raises:
+            ValueError: an unknown setting or an invalid value (the message lists the valid ones).
+        """
+        ...
+
+    def close(self) -> None:
+        """Release the device (restore the settings it changed)."""
+        ...
 
 
 def check_settings(values: dict[str, Any]) -> dict[str, Any]:

@@ -35,13 +35,18 @@ class StepLog(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    index: int
-    observation: dict[str, Any]
-    agent_step: dict[str, Any]
-    action_error: Optional[str] = None
-    perturbation_events: list[dict[str, Any]] = Field(default_factory=list)
-    guard_events: list[dict[str, Any]] = Field(default_factory=list)
-    timing_ms: dict[str, float] = Field(default_factory=dict)
+    index: int = Field(description="The step's number, from 0.")
+    observation: dict[str, Any] = Field(description="The screen the step was chosen on, summarised (no pixels: "
+                                                    ":meth:`Observation.summary`), with ``ref`` when it was saved.")
+    agent_step: dict[str, Any] = Field(description="What the agent (or the guard in its place) returned, as a dict; "
+                                                   "empty when the agent raised.")
+    action_error: Optional[str] = Field(None, description="Why the device could not execute the action, if it could not.")
+    perturbation_events: list[dict[str, Any]] = Field(default_factory=list,
+                                                      description="What the perturbations did during the step.")
+    guard_events: list[dict[str, Any]] = Field(default_factory=list,
+                                               description="What the guard did during the step (findings, sessions).")
+    timing_ms: dict[str, float] = Field(default_factory=dict,
+                                        description="Milliseconds spent by the agent and by the device.")
 
 
 class EpisodeResult(BaseModel):
@@ -49,27 +54,33 @@ class EpisodeResult(BaseModel):
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
-    task: str
-    goal: str
-    params: dict[str, Any]
-    seed: int
-    success: bool  # done-gated: ``verified`` and the agent ended the episode (see gated_success)
-    verified: bool  # the task's verifier on the device state at the end, whoever ended the episode
-    steps: int
-    budget: int
-    termination: Termination
-    answer: Optional[str] = None
-    error: Optional[str] = None
-    trajectory: list[StepLog] = Field(default_factory=list)
-    reset_events: list[dict[str, Any]] = Field(default_factory=list)
-    timing_s: dict[str, float] = Field(default_factory=dict)
-    observations: list[Any] = Field(default_factory=list, exclude=True)
+    task: str = Field(description="The task's name, e.g. ``SystemWifiTurnOn``.")
+    goal: str = Field(description="The instruction the agent was given.")
+    params: dict[str, Any] = Field(description="The task's seeded parameters.")
+    seed: int = Field(description="The task instance's seed.")
+    success: bool = Field(description="Done-gated success: ``verified`` and the agent ended the episode itself "
+                                      "(see :func:`gated_success`).")
+    verified: bool = Field(description="The task's verifier on the device state at the end, whoever ended the episode.")
+    steps: int = Field(description="Steps taken.")
+    budget: int = Field(description="The step budget the episode ran under.")
+    termination: Termination = Field(description="How it ended: done, infeasible (the agent's status), budget or error.")
+    answer: Optional[str] = Field(None, description="The agent's last ``answer`` text, if it gave one.")
+    error: Optional[str] = Field(None, description="The traceback of the exception that ended the episode (termination "
+                                                   "``error``).")
+    trajectory: list[StepLog] = Field(default_factory=list, description="One log per step, in order.")
+    reset_events: list[dict[str, Any]] = Field(default_factory=list,
+                                               description="What the perturbations did while the device was reset.")
+    timing_s: dict[str, float] = Field(default_factory=dict, description="Seconds spent per phase (agent, device …).")
+    observations: list[Any] = Field(default_factory=list, exclude=True,
+                                    description="The observations, with screenshots, when kept (never serialised).")
 
     def to_json_dict(self) -> dict[str, Any]:
+        """The result as a JSON-serialisable dict, without the kept observations."""
         return self.model_dump(mode="json", exclude={"observations"})
 
     @property
     def actions(self) -> list[dict[str, Any]]:
+        """The action dict of every step, in order."""
         return [s.agent_step.get("action", {}) for s in self.trajectory]
 
 
@@ -94,6 +105,23 @@ def run_episode(
     ``success`` is ``verified`` gated on the agent having ended the episode (AndroidWorld).
     ``on_observation(i, obs)`` may persist the observation and return a reference
     (e.g. a screenshot path) that is stored in the step log.
+
+    The loop: ``obs = device.reset(task)``, ``agent.reset(task.goal)``, then per step
+    ``agent.step(obs)`` -> ``device.execute(action)`` -> ``device.observe()``, until a
+    ``status`` action or the budget. An action the device refuses is logged in the step
+    (``action_error``) and the episode goes on; an exception from the agent ends it
+    (termination ``error``, the traceback in ``error``).
+
+    Args:
+        device: the device to run on.
+        task: the task (:func:`benchmark.make_task`); its ``setup`` runs on reset.
+        agent: an agent, a guarded agent, or a callable ``fn(obs)``.
+        budget: the step budget; None: ``task.budget`` (20 x its reference length).
+        keep_observations: keep every observation, screenshots included, in the result.
+        on_observation: called as ``on_observation(i, obs)`` for each screen.
+
+    Returns:
+        The :class:`EpisodeResult`: success (done-gated), verified, termination, the trajectory.
     """
     agent = as_agent(agent)
     budget = int(budget if budget is not None else task.budget)

@@ -21,6 +21,7 @@ DIAGNOSER_CLASSES: dict[str, type[Diagnoser]] = {
     cls.name: cls
     for cls in (StuckLoopDiagnoser, ActionEffectDiagnoser, InterferenceDiagnoser, TaskAlignmentDiagnoser)
 }
+"""The four diagnoser classes by name (``stuck_loop``, ``action_effect``, ``interference``, ``task_alignment``)."""
 
 __all__ = [
     "ActionEffectDiagnoser",

@@ -61,10 +61,20 @@ class ActionEffectDiagnoser(Diagnoser):
 
     @classmethod
     def default_config(cls) -> ActionEffectConfig:
+        """The defaults of the ``action_effect`` section of :class:`ttir.TTIRConfig`."""
         return ActionEffectConfig()
 
     # -- the rule tier ------------------------------------------------------------------
     def rules(self, ctx: DiagnosisContext) -> Finding:
+        """The deterministic tier: compares the screen before and after the last action (UI tree, pixels, the
+        targeted region, the field typed into) with what the step's summary meant.
+
+        Args:
+            ctx: the goal, the current screen and the history.
+
+        Returns:
+            The finding: verdict ``yes`` (the effect is seen), ``no`` (a problem) or ``uncertain``.
+        """
         if not ctx.history:
             return self._f("yes", 1.0, "no previous action to verify")
         rec = ctx.history[-1]
@@ -354,6 +364,15 @@ class ActionEffectDiagnoser(Diagnoser):
                        evidence=[why], details=details or {})
 
     def from_judgment(self, judgment: Any, cost: Cost) -> Finding:
+        """Read the shared VLM judgment's ``previous_intended_effect_satisfied`` as this diagnoser's finding.
+
+        Args:
+            judgment: the step's :class:`diagnosers.judgment.Judgment` (or its dict).
+            cost: what the judgment cost.
+
+        Returns:
+            The finding: yes / no / uncertain, a problem when no.
+        """
         j = as_judgment(judgment)
         v = j.previous_intended_effect_satisfied
         return model_finding(self.name, v, v == "no", j, cost, "previous_intended_effect_satisfied")

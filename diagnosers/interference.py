@@ -106,10 +106,22 @@ class InterferenceDiagnoser(Diagnoser):
 
     @classmethod
     def default_config(cls) -> InterferenceConfig:
+        """The defaults of the ``interference`` section of :class:`ttir.TTIRConfig`."""
         return InterferenceConfig()
 
     # -- the rule tier ------------------------------------------------------------------
     def rules(self, ctx: DiagnosisContext) -> Finding:
+        """The deterministic tier: scores each overlay candidate on screen (system dialogs, windows of
+        another package, dialog containers, the interruption lexicon, a decline button); without a
+        usable tree it reads text from pixels or the screenshot alone.
+
+        Args:
+            ctx: the goal, the current screen and the history.
+
+        Returns:
+            The finding: verdict ``true`` (a problem; ``details`` locate the overlay and its buttons),
+        ``false`` or ``uncertain``.
+        """
         obs = ctx.observation
         if not screen_tree(obs).has_tree:
             return self._without_tree(ctx)
@@ -527,6 +539,15 @@ class InterferenceDiagnoser(Diagnoser):
 
     # -- the model tier -----------------------------------------------------------------
     def from_judgment(self, judgment: Any, cost: Cost) -> Finding:
+        """Read the shared VLM judgment's ``interference_present`` as this diagnoser's finding.
+
+        Args:
+            judgment: the step's :class:`diagnosers.judgment.Judgment` (or its dict).
+            cost: what the judgment cost.
+
+        Returns:
+            The finding: true (a problem) or false.
+        """
         j = as_judgment(judgment)
         v = bool(j.interference_present)
         return model_finding(self.name, "true" if v else "false", v, j, cost, "interference_present")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 
 class Judgment(BaseModel):
@@ -12,11 +12,14 @@ class Judgment(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    repeat_failure_detected: bool
-    previous_intended_effect_satisfied: Literal["yes", "no", "uncertain"]
-    interference_present: bool
-    task_alignment: Literal["on_track", "off_track", "uncertain"]
-    reason: str = ""
+    # the descriptions are for readers: the schema sent to a model leaves them out (ttir.model.endpoint)
+    repeat_failure_detected: bool = Field(description="Is the agent repeating an attempt that does not work (stuck loop)?")
+    previous_intended_effect_satisfied: Literal["yes", "no", "uncertain"] = Field(
+        description="Did the previous action have the effect its summary intended (action effect)?")
+    interference_present: bool = Field(description="Is an off-task overlay on screen (interference)?")
+    task_alignment: Literal["on_track", "off_track", "uncertain"] = Field(
+        description="Does the screen still belong to the task's path (task alignment)?")
+    reason: str = Field("", description="The model's short explanation.")
 
     @field_validator("previous_intended_effect_satisfied", "task_alignment", mode="before")
     @classmethod

@@ -41,6 +41,7 @@ class StuckLoopDiagnoser(Diagnoser):
 
     @classmethod
     def default_config(cls) -> StuckLoopConfig:
+        """The defaults of the ``stuck_loop`` section of :class:`ttir.TTIRConfig`."""
         return StuckLoopConfig()
 
     # -- screens ------------------------------------------------------------------------
@@ -55,6 +56,15 @@ class StuckLoopDiagnoser(Diagnoser):
 
     # -- the rule tier ------------------------------------------------------------------
     def rules(self, ctx: DiagnosisContext) -> Finding:
+        """The deterministic tier: the last ``window`` steps repeat one action (and its summary and
+        thought) without any screen change, or the screens oscillate A-B-A-B with the same action.
+
+        Args:
+            ctx: the goal, the current screen and the history.
+
+        Returns:
+            The finding: verdict ``true`` (a problem) or ``false``.
+        """
         cfg = self.config
         hist = ctx.history
         if not hist:
@@ -167,6 +177,15 @@ class StuckLoopDiagnoser(Diagnoser):
 
     # -- the model tier -----------------------------------------------------------------
     def from_judgment(self, judgment: Any, cost: Cost) -> Finding:
+        """Read the shared VLM judgment's ``repeat_failure_detected`` as this diagnoser's finding.
+
+        Args:
+            judgment: the step's :class:`diagnosers.judgment.Judgment` (or its dict).
+            cost: what the judgment cost.
+
+        Returns:
+            The finding: true (a problem) or false.
+        """
         j = as_judgment(judgment)
         v = bool(j.repeat_failure_detected)
         return model_finding(self.name, "true" if v else "false", v, j, cost, "repeat_failure_detected")

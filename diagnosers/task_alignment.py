@@ -159,10 +159,21 @@ class TaskAlignmentDiagnoser(Diagnoser):
 
     @classmethod
     def default_config(cls) -> TaskAlignmentConfig:
+        """The defaults of the ``task_alignment`` section of :class:`ttir.TTIRConfig`."""
         return TaskAlignmentConfig()
 
     # -- the rule tier ------------------------------------------------------------------
     def rules(self, ctx: DiagnosisContext) -> Finding:
+        """The deterministic tier: the foreground app against the apps the agent used while on track, the
+        pages of an interruption's own flow, an unexplained return home, and a ``status: complete``
+        claim (``ctx.pending``) on a screen that shows none of the goal.
+
+        Args:
+            ctx: the goal, the current screen and the history.
+
+        Returns:
+            The finding: verdict ``on_track``, ``off_track`` (a problem) or ``uncertain``.
+        """
         obs = ctx.observation
         fg = foreground_package(obs)
         tree = screen_tree(obs)
@@ -391,10 +402,20 @@ class TaskAlignmentDiagnoser(Diagnoser):
                        evidence=[why], details=details)
 
     def from_judgment(self, judgment: Any, cost: Cost) -> Finding:
+        """Read the shared VLM judgment's ``task_alignment`` as this diagnoser's finding.
+
+        Args:
+            judgment: the step's :class:`diagnosers.judgment.Judgment` (or its dict).
+            cost: what the judgment cost.
+
+        Returns:
+            The finding: on_track / off_track / uncertain, a problem when off_track.
+        """
         j = as_judgment(judgment)
         v = j.task_alignment
         return model_finding(self.name, v, v == "off_track", j, cost, "task_alignment")
 
     def merge(self, rule: Finding, model: Finding) -> Finding:
+        """The model decides; what the rules knew of the task's apps is kept in ``details``."""
         model.details = {**rule.details, **model.details}
         return model

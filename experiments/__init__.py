@@ -30,6 +30,26 @@ def run(spec: Union["ExperimentSpec", str, Path, Mapping[str, Any]], out: Union[
     it replaces the default agent when the spec lists none. Resumable like ``ttir run``
     (one run per folder at a time; a folder holding another spec's episodes is refused
     unless ``force``); returns the run summary.
+
+    Args:
+        spec: the path of a spec file, a mapping of one, or an :class:`~experiments.spec.ExperimentSpec`.
+        out: the run folder; None: ``runs/<spec name>``.
+        agents: ``{agent name: factory}``, each called as ``factory(facts, **params)``.
+        workers: worker processes (default: the spec's).
+        executor: ``local`` or ``ray``.
+        progress: show a progress bar.
+        retry_errors: run the episodes recorded as errors again.
+        force: resume a folder whose episodes came from another spec.
+        **executor_options: passed to the executor (``address`` for Ray).
+
+    Returns:
+        The run's summary (also written to ``out/run.json``).
+
+    Raises:
+        ValueError: the spec is invalid (the message names each bad key), or ``agents`` names a
+            spec agent that is not kind ``python``.
+        experiments.runner.RunFolderBusy: another process runs into ``out``.
+        experiments.runner.SpecChanged: ``out`` holds another spec's episodes and ``force`` is not set.
     """
     from experiments.python_agents import register_all
     from experiments.runner import run as run_spec

@@ -40,9 +40,10 @@ class Params(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    magnitude: SerializeAsAny[Magnitude] = Field(default_factory=Magnitude)
-    timing: Timing = Field(default_factory=Timing)
-    persistence: Persistence = Field(default_factory=Persistence)
+    magnitude: SerializeAsAny[Magnitude] = Field(default_factory=Magnitude,
+                                                 description="How strong it is (the perturbation's own knobs).")
+    timing: Timing = Field(default_factory=Timing, description="When it fires.")
+    persistence: Persistence = Field(default_factory=Persistence, description="How long it lasts.")
 
 
 class Perturbation:
@@ -67,17 +68,21 @@ class Perturbation:
     # -- shorthands --------------------------------------------------------------------
     @property
     def magnitude(self) -> Any:
+        """The strength knobs (``params.magnitude``, the subclass's ``magnitude_model``)."""
         return self.params.magnitude
 
     @property
     def timing(self) -> Timing:
+        """When it fires (``params.timing``)."""
         return self.params.timing
 
     @property
     def persistence(self) -> Persistence:
+        """How long it lasts (``params.persistence``)."""
         return self.params.persistence
 
     def describe(self) -> dict[str, Any]:
+        """The perturbation as a JSON-serialisable dict: name, component, layer, description, params."""
         return {
             "name": self.name,
             "component": self.component,
@@ -97,12 +102,30 @@ class Perturbation:
         """Undo whatever on_reset changed (settings are also restored by PerturbedDevice)."""
 
     def before_execute(self, action: Action, ctx: "PerturbationContext") -> Optional[Action]:
+        """φA: the action as it reaches the device — the agent's, altered, or None (dropped).
+
+        Args:
+            action: the action so far (earlier perturbations may have altered it).
+            ctx: the episode's perturbation context.
+
+        Returns:
+            The action to execute, or None to drop it (default: unchanged).
+        """
         return action
 
     def after_execute(self, ctx: "PerturbationContext") -> None:
         """After the (possibly altered) action ran; may show an intermediate state."""
 
     def transform(self, obs: Observation, ctx: "PerturbationContext") -> Observation:
+        """φS: the screen as the agent sees it at decision time.
+
+        Args:
+            obs: the screen so far (the device's, with overlays and earlier transforms).
+            ctx: the episode's perturbation context.
+
+        Returns:
+            The observation to show (default: unchanged).
+        """
         return obs
 
     def deadline(self, ctx: "PerturbationContext") -> Optional[int]:

@@ -28,6 +28,9 @@ RAW_HISTORY = 12  # raw frames kept for stale-frame perturbations
 
 @dataclass
 class Event:
+    """One thing a perturbation did, for the episode's log (``applied``, ``dropped``, ``overlay_shown`` …;
+    the names are declared once in :mod:`perturb.events`)."""
+
     step: int
     perturbation: str
     event: PerturbationEvent
@@ -37,6 +40,7 @@ class Event:
         check_event(self.event)  # a name no metric knows would be counted nowhere
 
     def to_dict(self) -> dict[str, Any]:
+        """The event as a JSON-serialisable dict."""
         return {"step": self.step, "perturbation": self.perturbation, "event": self.event, "details": self.details}
 
 
@@ -72,9 +76,17 @@ class PerturbationContext:
 
     @property
     def overlays(self) -> OverlayManager:
+        """The overlays drawn over the device's screen (pop-ups, banners) and routing taps to them."""
         return self.env.overlays
 
     def emit(self, perturbation: str, event: str, **details: Any) -> None:
+        """Log an event of ``perturbation`` at the current step.
+
+        Args:
+            perturbation: the perturbation's name.
+            event: a declared event name (``perturb.events``); an unknown one raises ``ValueError``.
+            **details: what to record with it.
+        """
         self.env._log(Event(self.step, perturbation, event, details))
 
     def observe_raw(self) -> Observation:
@@ -88,6 +100,7 @@ class PerturbationContext:
 
     @property
     def foreground(self) -> Optional[str]:
+        """The package in front on the unperturbed screen."""
         return self.observe_raw().package
 
 
@@ -115,21 +128,35 @@ class PerturbedDevice:
     # -- Device protocol ----------------------------------------------------------------
     @property
     def settings(self) -> DeviceSettings:
+        """The inner device's settings."""
         return self.inner.settings
 
     @property
     def unwrapped(self) -> Any:
+        """The innermost device, without any perturbation layer (what ``task.verify`` reads)."""
         return getattr(self.inner, "unwrapped", self.inner)
 
     def configure(self, **settings: Any) -> None:
+        """Change the inner device's settings (see :meth:`benchmark.Device.configure`)."""
         self.inner.configure(**settings)
         self._obs = None
 
     def launch(self, app: str) -> None:
+        """Bring ``app`` to the front on the inner device."""
         self.inner.launch(app)
         self._obs = None
 
     def reset(self, task: Any = None, *, budget: Optional[int] = None) -> Observation:
+        """Start an episode: restore settings, reset the inner device (and ``task.setup``), seed
+        and reset every perturbation, and let step-0 triggers fire.
+
+        Args:
+            task: the task to set up; None: a clean home screen.
+            budget: the step budget (for ``window_fraction`` timings); None: ``task.budget``.
+
+        Returns:
+            The first (perturbed) observation.
+        """
         self._restore_settings()
         for p in self.perturbations:
             self._safe_close(p)
@@ -152,6 +179,7 @@ class PerturbedDevice:
         return self.observe()
 
     def observe(self) -> Observation:
+        """The screen as the agent sees it: the device's, with overlays composited and every ``transform`` applied."""
         if self._obs is not None:
             return self._obs
         raw = self.inner.observe()
@@ -168,6 +196,13 @@ class PerturbedDevice:
         return obs
 
     def execute(self, action: Action) -> None:
+        """Execute ``action`` through the perturbations: each ``before_execute`` may alter or drop
+        it, overlays take the taps that land on them, then every ``after_execute`` runs.
+
+        Raises:
+            ActionError: the inner device could not execute it (raised after the step is counted
+                and the perturbations have run).
+        """
         ctx = self.ctx
         ctx.issued = action
         current: Optional[Action] = action
@@ -204,6 +239,7 @@ class PerturbedDevice:
             idle(action)
 
     def close(self) -> None:
+        """Undo the perturbations, restore the settings, and close the inner device (idempotent)."""
         if self.closed:
             return
         for p in self.perturbations:
@@ -228,11 +264,13 @@ class PerturbedDevice:
         logger.debug("perturbation {} at step {}: {} {}", event.perturbation, event.step, event.event, event.details)
 
     def pop_events(self) -> list[dict[str, Any]]:
+        """The perturbation events since the last call (the episode loop stores them per step)."""
         out = [e.to_dict() for e in self._new]
         self._new = []
         return out
 
     def event_log(self) -> list[dict[str, Any]]:
+        """Every perturbation event of this episode."""
         return [e.to_dict() for e in self.events]
 
     # -- restoring ----------------------------------------------------------------------------

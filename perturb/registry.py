@@ -25,6 +25,9 @@ SECTIONS = ("magnitude", "timing", "persistence")
 
 @dataclass(frozen=True)
 class Profile:
+    """One perturbation as its YAML profile declares it (``perturb/profiles/``): its class, its
+    component (and AnTrap layer), what it does, and its default parameters."""
+
     name: str
     cls_path: str
     component: str
@@ -35,6 +38,7 @@ class Profile:
 
     @property
     def cls(self) -> type[Perturbation]:
+        """The perturbation class ``cls_path`` names (imported on first use)."""
         module, _, attr = self.cls_path.partition(":")
         return getattr(importlib.import_module(module), attr)
 
@@ -78,19 +82,42 @@ def _load_profiles() -> dict[str, Profile]:
 
 
 REGISTRY: dict[str, Profile] = _load_profiles()
+"""Every perturbation profile by name, loaded from ``perturb/profiles/*.yaml``."""
 
 EXTENSIONS_FAMILY = "extensions"  # perturb/profiles/extensions.yaml: beyond the paper
 ANDROIDREALITY = tuple(n for n, p in REGISTRY.items() if p.layer is None and p.family != EXTENSIONS_FAMILY)
+"""The names of AndroidReality's perturbations (state, action and transition)."""
 ANTRAP = tuple(n for n, p in REGISTRY.items() if p.layer is not None)
+"""The names of AnTrap's traps (each with its STAR layer)."""
 EXTENSIONS = tuple(n for n, p in REGISTRY.items() if p.family == EXTENSIONS_FAMILY)
+"""The names of the perturbations beyond the papers (``perturb/profiles/extensions.yaml``)."""
 
 
 def names(component: Optional[str] = None) -> list[str]:
+    """The registered perturbations' names, in registry order.
+
+    Args:
+        component: only those of this component (``state``, ``action``, ``transition``); None: all.
+    """
     return [n for n, p in REGISTRY.items() if component is None or p.component == component]
 
 
 def make(name: str, **overrides: Any) -> Perturbation:
-    """Build perturbation ``name`` with the profile's defaults and ``overrides``."""
+    """Build perturbation ``name`` with the profile's defaults and ``overrides``.
+
+    Args:
+        name: a registered perturbation (:func:`names` lists them), e.g. ``"popup_permission"``.
+        **overrides: parameters by dotted name (``timing.trigger_step=2``) or, when unambiguous,
+            by their bare name (``trigger_step=2``).
+
+    Returns:
+        The perturbation, ready for :class:`PerturbedDevice`.
+
+    Raises:
+        ttir.core.errors.UnknownNameError: no perturbation is called ``name`` (a ``KeyError``
+            and ``ValueError``; the message suggests the closest).
+        ValueError: an unknown, ambiguous or invalid parameter (the message lists the valid ones).
+    """
     if name not in REGISTRY:
         raise unknown_name("perturbation", name, REGISTRY)
     prof = REGISTRY[name]
@@ -124,7 +151,17 @@ def make(name: str, **overrides: Any) -> Perturbation:
 
 
 def make_all(spec: list[Any]) -> list[Perturbation]:
-    """Build a list from names or ``{name: {overrides}}`` mappings."""
+    """Build a list from names or ``{name: {overrides}}`` mappings.
+
+    Args:
+        spec: e.g. ``["popup_permission", {"font_size_large": {"magnitude.font_scale": 1.3}}]``.
+
+    Returns:
+        The perturbations, in order.
+
+    Raises:
+        ValueError: an entry is neither a name nor a one-key mapping, or :func:`make` refuses it.
+    """
     out = []
     for item in spec:
         if isinstance(item, str):

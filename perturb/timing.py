@@ -22,6 +22,9 @@ from ttir.core.types import Observation
 
 
 class Timing(BaseModel):
+    """When a perturbation fires: a step, a per-step probability, a semantic trigger on the
+    screen's words, or a combination (every given trigger must hold), within an optional window."""
+
     model_config = ConfigDict(extra="forbid")
 
     trigger_step: Optional[int] = Field(None, ge=0, description="Fire once this many actions have been executed (0 = before the first observation).")
@@ -52,9 +55,18 @@ class Timing(BaseModel):
 
     @property
     def is_triggered(self) -> bool:
+        """Whether any trigger is set (a step, a probability or keywords); without one the perturbation acts from the start."""
         return self.trigger_step is not None or self.probability is not None or bool(self.keywords)
 
     def keyword_score(self, obs: Optional[Observation]) -> float:
+        """The share of ``keywords`` found in the screen's text, descriptions and ids (case-insensitive).
+
+        Args:
+            obs: the current screen; None gives 0.
+
+        Returns:
+            0.0 to 1.0 (0.0 without keywords).
+        """
         if not self.keywords or obs is None:
             return 0.0
         haystack = " ".join(
@@ -89,6 +101,8 @@ class Timing(BaseModel):
 
 
 class Persistence(BaseModel):
+    """How long a perturbation's effect lasts and whether the settings it changed are restored."""
+
     model_config = ConfigDict(extra="forbid")
 
     duration_steps: Optional[int] = Field(None, ge=1, description="How many steps the effect lasts (None: the whole episode / until dismissed).")

@@ -18,6 +18,19 @@ MAX_REVEAL = 2
 
 
 class AlternativeAction(Recovery):
+    """The recovery of the stuck-loop and action-effect checks: reach the same sub-goal by
+    another route — re-ground the intended target in the current UI (by text, description or
+    id), scroll to reveal it, clear and retype into the right field — never the failed
+    coordinate again (AndroidReality App. D.1 ① and ②).
+    
+    Args:
+        mode: ``rules`` or ``vlm`` (the recovery model proposes; the rules answer when it fails
+            or proposes what :meth:`allowed` refuses).
+        client: the recovery model; None: the rules.
+        prompt: the recovery prompt (a name in ``prompts/`` or a path); None: ``alternative_action``.
+        settings: the guard's :class:`~ttir.core.config.RecoveryConfig`; None: the defaults.
+    """
+
     name = "alternative_action"
     handles = ("stuck_loop", "action_effect")
 
@@ -29,6 +42,15 @@ class AlternativeAction(Recovery):
         return None
 
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        """The deterministic tier: the failed step's target found again on the current screen
+        (a fresh position, an index), revealed by a scroll, or the text retyped into the field the summary names.
+
+        Args:
+            ctx: the goal, the screen, the history, the finding and the steps taken so far.
+
+        Returns:
+            The next corrective step, or None when there is nothing (left) to try.
+        """
         failed = self._failed(ctx)
         if failed is None:
             return None
@@ -176,6 +198,16 @@ class AlternativeAction(Recovery):
         return None
 
     def allowed(self, step: AgentStep, ctx: RecoveryContext) -> bool:
+        """Whether the recovery model's proposed ``step`` may be taken: no ending action, and no touch
+        within ``TOLERANCE_PX`` of the failed one.
+
+        Args:
+            step: the proposal.
+            ctx: the recovery's inputs.
+
+        Returns:
+            False to refuse it (the rules answer instead).
+        """
         if not super().allowed(step, ctx):
             return False
         failed = self._failed(ctx)

@@ -35,10 +35,32 @@ FORWARD_ROLES = (None, "neutral", "dismiss", "acknowledge")  # a gate's way on m
 
 
 class DismissInterference(Recovery):
+    """The recovery of the interference check: close, decline or navigate past the overlay
+    the finding located, never engaging with its content nor destroying the task's state
+    (AndroidReality App. D.1 ③). A lock screen is reported, not dismissed; an "isn't
+    responding" dialog is waited on, and its app closed after ``recovery.anr_waits`` waits.
+    
+    Args:
+        mode: ``rules`` or ``vlm`` (the recovery model proposes; the rules answer when it fails
+            or proposes what :meth:`allowed` refuses).
+        client: the recovery model; None: the rules.
+        prompt: the recovery prompt (a name in ``prompts/`` or a path); None: ``dismiss_interference``.
+        settings: the guard's :class:`~ttir.core.config.RecoveryConfig`; None: the defaults.
+    """
+
     name = "dismiss_interference"
     handles = ("interference",)
 
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        """The deterministic tier: per kind of overlay, a dismiss control, Back, a swipe
+        of a banner, a wait, or nothing (a lock screen is the user's).
+
+        Args:
+            ctx: the goal, the screen, the history, the finding and the steps taken so far.
+
+        Returns:
+            The next corrective step, or None when there is nothing (left) to try.
+        """
         details = _details(ctx)
         kind = details.kind
         hint = details.dismiss_hint
@@ -155,6 +177,16 @@ class DismissInterference(Recovery):
                       key=dismiss_rank)
 
     def allowed(self, step: AgentStep, ctx: RecoveryContext) -> bool:
+        """Whether the recovery model's proposed ``step`` may be taken: no ending action, and no tap on an
+        engage or destructive control (closing a hung or crashed app excepted).
+
+        Args:
+            step: the proposal.
+            ctx: the recovery's inputs.
+
+        Returns:
+            False to refuse it (the rules answer instead).
+        """
         if not super().allowed(step, ctx):
             return False
         p = step.action.point(ctx.observation.elements) if step.action.is_touch else None

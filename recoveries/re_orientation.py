@@ -21,10 +21,31 @@ def is_launcher(obs: Observation) -> bool:
 
 
 class ReOrientation(Recovery):
+    """The recovery of the task-alignment check: the shortest action that restores the task's
+    context — back out of a detour, re-open the on-task app, or replay how the agent entered
+    the last on-task screen. It does not try to finish the task (AndroidReality App. D.1 ④).
+    
+    Args:
+        mode: ``rules`` or ``vlm`` (the recovery model proposes; the rules answer when it fails
+            or proposes what :meth:`allowed` refuses).
+        client: the recovery model; None: the rules.
+        prompt: the recovery prompt (a name in ``prompts/`` or a path); None: ``re_orientation``.
+        settings: the guard's :class:`~ttir.core.config.RecoveryConfig`; None: the defaults.
+    """
+
     name = "re_orientation"
     handles = ("task_alignment",)
 
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:
+        """The deterministic tier: Back out of a detour, re-open the on-task app, or
+        replay how the agent entered the last on-task screen.
+
+        Args:
+            ctx: the goal, the screen, the history, the finding and the steps taken so far.
+
+        Returns:
+            The next corrective step, or None when there is nothing (left) to try.
+        """
         obs = ctx.observation
         entry = self._entry(ctx.history)
         on_task_pkg = ctx.finding.details_as(TaskAlignmentDetails).on_task_package or (entry[0] if entry else None)
@@ -82,5 +103,15 @@ class ReOrientation(Recovery):
         return last
 
     def allowed(self, step: AgentStep, ctx: RecoveryContext) -> bool:
+        """Whether the recovery model's proposed ``step`` may be taken: no ending action (re-orientation
+        restores context; it never claims the task is done).
+
+        Args:
+            step: the proposal.
+            ctx: the recovery's inputs.
+
+        Returns:
+            False to refuse it (the rules answer instead).
+        """
         # re-orientation restores context; it must not claim the task is done
         return super().allowed(step, ctx)

@@ -139,10 +139,12 @@ class SimDevice:
 
     @property
     def settings(self) -> DeviceSettings:
+        """A copy of the current settings (change them with :meth:`configure`)."""
         return self._settings.model_copy()
 
     @property
     def orientation(self) -> str:
+        """``portrait`` or ``landscape``, from the settings."""
         return self._settings.orientation
 
     def configure(self, **settings: Any) -> None:
@@ -168,6 +170,7 @@ class SimDevice:
         return self.observe()
 
     def close(self) -> None:
+        """Restore the construction-time settings and mark the device closed (also on leaving a ``with`` block)."""
         self._settings = self._initial_settings.model_copy()
         self._invalidate()
         self.closed = True
@@ -187,9 +190,11 @@ class SimDevice:
         return self.apps[pkg]
 
     def app_labels(self) -> list[str]:
+        """The labels of the installed apps, e.g. ``['Contacts', 'Settings', …]``."""
         return [a.label for a in self.apps.values()]
 
     def resolve_app(self, name: str) -> Optional[str]:
+        """The package of the app called ``name`` (package, label or alias, case-insensitive), or None."""
         key = (name or "").strip().lower()
         for pkg, a in self.apps.items():
             if key in (pkg.lower(), a.label.lower(), *(x.lower() for x in a.aliases)):
@@ -197,9 +202,15 @@ class SimDevice:
         return None
 
     def launcher_apps(self) -> list[App]:
+        """The apps the launcher shows."""
         return [a for a in self.apps.values() if a.in_launcher]
 
     def launch(self, app: str) -> None:
+        """Bring ``app`` (package, label or alias) to the front, as the launcher would.
+
+        Raises:
+            ActionError: no installed app is called ``app`` (the message lists them).
+        """
         pkg = self.resolve_app(app)
         if pkg is None:
             raise ActionError(None, f"app_name={app!r} is not installed; installed apps: {', '.join(self.app_labels())}")
@@ -214,6 +225,7 @@ class SimDevice:
         self._invalidate()
 
     def force_stop(self, app: str) -> None:
+        """Stop ``app`` and drop it from recents (``am force-stop``); an unknown name is ignored."""
         pkg = self.resolve_app(app)
         if pkg is None:
             return
@@ -226,15 +238,18 @@ class SimDevice:
         self._invalidate()
 
     def switch_to(self, pkg: str) -> None:
+        """Bring the app ``pkg`` to the front (what choosing it in recents does)."""
         self.launch(pkg)
 
     def go_home(self) -> None:
+        """Show the home screen (closes the shade, recents and the keyboard)."""
         self._clear_focus()
         self.overlay = None
         self.foreground_pkg = None
         self._invalidate()
 
     def open_recents(self) -> None:
+        """Open the recents screen; pressed again on it, switch to the previous app."""
         self._clear_focus()
         if self.overlay == "recents" and len(self.recents) > 1:
             self.launch(self.recents[1])
@@ -244,12 +259,14 @@ class SimDevice:
         self._invalidate()
 
     def clear_recents(self) -> None:
+        """Stop every app in recents, empty it and go home."""
         for pkg in list(self.recents):
             self.apps[pkg].stop()
         self.recents = []
         self.go_home()
 
     def press_back(self) -> None:
+        """Back: hide the keyboard, else close an overlay, else the foreground app's own Back."""
         if self.focus is not None:
             self._clear_focus()
         elif self.overlay is not None:
@@ -259,23 +276,32 @@ class SimDevice:
         self._invalidate()
 
     def open_shade(self) -> None:
+        """Pull down the notification shade."""
         self._clear_focus()
         self.overlay = "shade"
         self.stores.shade.clear()
         self._invalidate()
 
     def toggle_system(self, attr: str) -> None:
+        """Flip a boolean of the system state (``wifi``, ``bluetooth`` …), as its quick setting does.
+
+        Args:
+            attr: the name of the :class:`~benchmark.sim.system.SystemState` attribute.
+        """
         setattr(self.system, attr, not getattr(self.system, attr))
         self._invalidate()
 
     def set_brightness_fraction(self, frac: float) -> None:
+        """Set the brightness from a fraction 0..1 of its range (clamped)."""
         self.configure(brightness=int(round(max(0.0, min(1.0, frac)) * 255)))
 
     def post_notification(self, note: Notification) -> None:
+        """Post ``note`` at the top of the notification list."""
         self.system.notifications.insert(0, note)
         self._invalidate()
 
     def open_notification(self, k: int) -> None:
+        """Open (and remove) the ``k``-th notification; its target app comes to the front."""
         note = self.system.notifications.pop(k)
         self.overlay = None
         if note.target:
@@ -283,6 +309,7 @@ class SimDevice:
         self._invalidate()
 
     def clear_notifications(self) -> None:
+        """Remove every notification."""
         self.system.notifications.clear()
         self._invalidate()
 
@@ -296,6 +323,7 @@ class SimDevice:
         self._invalidate()
 
     def toast(self, message: str) -> None:
+        """Show ``message`` as a toast until the next action."""
         self._toast = message
 
     # ------------------------------------------------------------------ text input
@@ -303,6 +331,11 @@ class SimDevice:
         self.focus = None
 
     def type_text(self, value: str) -> None:
+        """Append ``value`` to the focused field (newlines become spaces in a one-line field).
+
+        Raises:
+            ActionError: no text field is focused.
+        """
         if self.focus is None:
             raise ActionError(None, "input_text: no text field is focused; tap a field first or give index/x,y of one")
         if not self.focus.multiline:
@@ -312,6 +345,7 @@ class SimDevice:
         self._invalidate()
 
     def delete_char(self) -> None:
+        """Delete the last character of the focused field (nothing without focus)."""
         if self.focus is not None:
             cur = str(self.focus.store.get(self.focus.key, ""))
             self.focus.store[self.focus.key] = cur[:-1]
@@ -324,6 +358,7 @@ class SimDevice:
             self._invalidate()
 
     def keyboard_enter(self) -> None:
+        """The keyboard's Enter: submit the focused field, add a line to a multi-line one, else hide the keyboard."""
         f = self.focus
         if f is None:
             return
@@ -338,6 +373,7 @@ class SimDevice:
 
     # ------------------------------------------------------------------ frames
     def metrics(self) -> Metrics:
+        """The screen's current size, density and font scale, settings applied."""
         s = self._settings
         w, h = (int(round(v * s.size_scale)) for v in self.base_size)
         if s.orientation == "landscape":
@@ -503,6 +539,7 @@ class SimDevice:
 
     # ------------------------------------------------------------------ observe
     def observe(self) -> Observation:
+        """The current screen: screenshot, elements and dump (cached until the state changes)."""
         if self._obs_cache is not None:
             return self._obs_cache
         frame = self._frame()
@@ -533,6 +570,14 @@ class SimDevice:
         return obs
 
     def render(self, frame: Optional[Frame] = None) -> Image.Image:
+        """Draw ``frame`` (default: the current screen) as a PIL image.
+
+        Args:
+            frame: a laid-out screen; None: the current one.
+
+        Returns:
+            The screenshot, in the screen's size.
+        """
         frame = frame or self._frame()
         dark = self._settings.dark_theme
         # the frame starts as the first window's background (a full-screen fill saved per frame)

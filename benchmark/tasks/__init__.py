@@ -17,13 +17,27 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
 
 
 def make_task(name: str, seed: int = 0, i: int = 0) -> Task:
-    """Instantiate task ``name`` with AndroidWorld's instance seeding."""
+    """Instantiate task ``name`` with AndroidWorld's instance seeding.
+
+    Args:
+        name: the task's name, e.g. ``"SystemWifiTurnOn"`` (:func:`task_names` lists them).
+        seed: the suite seed.
+        i: the instance number.
+
+    Returns:
+        The task, its parameters drawn from the seed.
+
+    Raises:
+        ttir.core.errors.UnknownNameError: no task is called ``name`` (the message suggests the
+            closest names; also a ``KeyError``).
+    """
     if name not in TASKS:
         raise unknown_name("task", name, TASKS)
     return TASKS[name].create(seed=seed, i=i)
 
 
 def task_names() -> list[str]:
+    """Every registered task's name, sorted."""
     return sorted(TASKS)
 
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from benchmark.sim.device import SimDevice
 
 TASKS: dict[str, type["Task"]] = {}
+"""Every task class by name, filled as the task modules are imported (``import benchmark.tasks``)."""
 
 
 def instance_seed(suite_seed: int, name: str, i: int) -> int:
@@ -49,22 +50,35 @@ class Task:
     # -- identity ----------------------------------------------------------------------
     @classmethod
     def task_name(cls) -> str:
+        """The task's name: its class name (what ``make_task`` and specs use)."""
         return cls.__name__
 
     @property
     def name(self) -> str:
+        """The task's name: its class name."""
         return type(self).__name__
 
     @property
     def goal(self) -> str:
+        """The instruction for the agent: ``template`` filled with the parameters."""
         return self.template.format(**self.params)
 
     @classmethod
     def create(cls, seed: int = 0, i: int = 0) -> "Task":
+        """Instance ``i`` of this task for the suite seed ``seed`` (AndroidWorld's seeding).
+
+        Args:
+            seed: the suite seed.
+            i: the instance number.
+
+        Returns:
+            The task with parameters drawn from ``random.Random(instance_seed(seed, name, i))``.
+        """
         s = instance_seed(seed, cls.__name__, i)
         return cls(cls.generate_params(random.Random(s)), seed=s)
 
     def describe(self) -> dict[str, Any]:
+        """The task as a JSON-serialisable dict: name, goal, params, seed, apps, reference steps."""
         return {"name": self.name, "goal": self.goal, "params": self.params, "seed": self.seed,
                 "apps": list(self.apps), "reference_steps": self.reference_steps}
 
@@ -74,15 +88,29 @@ class Task:
     # -- to implement -------------------------------------------------------------------
     @classmethod
     def generate_params(cls, rng: random.Random) -> dict[str, Any]:
+        """Draw the task's parameters (names, numbers, settings to reach) from ``rng``.
+
+        Args:
+            rng: the seeded generator; every random choice comes from it.
+
+        Returns:
+            The parameters ``template`` and ``verify`` use.
+        """
         return {}
 
     def setup(self, device: "SimDevice") -> None:
         """Seed app data; the device starts on the home screen."""
 
     def verify(self, device: "SimDevice") -> bool:
+        """Whether the task is done, read from the device's state (never the screen or the agent's claim).
+
+        Args:
+            device: the device at the end of the episode (unwrapped from any perturbation layer).
+        """
         raise NotImplementedError
 
     def reference_solution(self) -> list[PlanStep]:
+        """The task's solution as semantic steps (tap the control called X, type Y …) that a planner grounds on screen."""
         raise NotImplementedError
 
     @property

@@ -15,3 +15,22 @@ What it holds:
 - ``obs_cache``: a feature computed once per observation;
 - ``doctor_check``: one check of a doctor (phones, endpoints).
 """
+
+# the submodules (``from ttir.x import *`` loads them); the package itself re-exports nothing, so that
+# importing one part never loads the others
+__all__ = [
+    "config",
+    "describe",
+    "diagnosis",
+    "doctor_check",
+    "dump",
+    "errors",
+    "imports",
+    "lexicon",
+    "obs_cache",
+    "ocr",
+    "prompt_data",
+    "recovery",
+    "types",
+    "validation",
+]

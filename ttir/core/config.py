@@ -34,6 +34,8 @@ class _Section(BaseModel):
 
 
 class StuckLoopConfig(_Section):
+    """The stuck-loop diagnoser: the same action again and again without a screen change."""
+
     mode: Tier = Field("cascade", description="rules | vlm | cascade | off.")
     window: int = Field(3, ge=2, le=20, description="N: identical last-N steps with an unchanged screen trigger the hard rule "
                         "(paper §5.1 and case study: 3; Appendix D.1: 5).")
@@ -44,6 +46,8 @@ class StuckLoopConfig(_Section):
 
 
 class ActionEffectConfig(_Section):
+    """The action-effect diagnoser: did the last action have the effect its summary intended?"""
+
     mode: Tier = Field("cascade", description="rules | vlm | cascade | off.")
     hash_distance: int = Field(2, ge=0, le=64, description="dHash Hamming distance at or below which the screen did not change.")
     region_pad_px: int = Field(48, ge=0, description="Padding around the targeted element when diffing the region it occupies.")
@@ -51,6 +55,8 @@ class ActionEffectConfig(_Section):
 
 
 class InterferenceConfig(_Section):
+    """The interference diagnoser: a dialog, a prompt or a system surface over the app."""
+
     mode: Tier = Field("cascade", description="rules | vlm | cascade | off.")
     min_score: float = Field(0.6, ge=0.0, le=1.0, description="Evidence score at or above which an overlay is reported.")
     uncertain_score: float = Field(0.3, ge=0.0, le=1.0, description="Scores between this and min_score are 'uncertain' (the cascade asks the model).")
@@ -62,12 +68,16 @@ class InterferenceConfig(_Section):
 
 
 class TaskAlignmentConfig(_Section):
+    """The task-alignment diagnoser: is the agent still on the task (and is a completion claim true)?"""
+
     mode: Tier = Field("cascade", description="rules | vlm | cascade | off.")
     check_completion_claims: bool = Field(True, description="Check a `status: complete` claim before letting it through.")
     min_goal_overlap: float = Field(0.15, ge=0.0, le=1.0, description="Share of goal keywords a screen must show to count as on-task for a completion claim.")
 
 
 class RecoveryConfig(_Section):
+    """Recovery sessions: their budget, how many per episode, cooldown, priority and tier."""
+
     budget: int = Field(3, ge=1, le=20, description="Most actions one recovery session may take (paper: a bounded session).")
     max_sessions: int = Field(20, ge=0, le=200, description="Most recovery sessions per episode.")
     cooldown: int = Field(2, ge=0, le=50, description="Steps after a session before the same diagnoser may trigger again on the same screen.")
@@ -87,6 +97,8 @@ class RecoveryConfig(_Section):
 
 
 class VLMConfig(_Section):
+    """The model endpoint (any OpenAI-compatible server) and the bounds on its use."""
+
     base_url: Optional[str] = Field(None, description="OpenAI-compatible endpoint; default $TTIR_VLM_BASE_URL.")
     model: Optional[str] = Field(None, description="Model name; default $TTIR_VLM_MODEL.")
     api_key: Optional[str] = Field(None, description="API key; default $TTIR_VLM_API_KEY (or 'EMPTY' for local servers).")
@@ -120,6 +132,8 @@ class VLMConfig(_Section):
 
 
 class PromptsConfig(_Section):
+    """The prompt files of the model tier (names in ``prompts/`` or paths to your own)."""
+
     diagnose: str = Field("diagnose", description="Prompt name in prompts/ or a path to your own file.")
     alternative_action: str = Field("alternative_action", description="Recovery prompt (name or path).")
     dismiss_interference: str = Field("dismiss_interference", description="Recovery prompt (name or path).")
@@ -127,6 +141,8 @@ class PromptsConfig(_Section):
 
 
 class CascadeConfig(_Section):
+    """When the cascade tier asks the model beyond the rules' uncertain verdicts."""
+
     every_n_steps: int = Field(0, ge=0, description="Also call the model every N steps regardless of the rules (0 = never).")
     history: int = Field(4, ge=0, le=20, description="How many past steps the diagnoser prompt shows.")
     probe: bool = Field(True, description="Before the model's first 'interference' verdict is acted on, ask it once "
@@ -150,12 +166,14 @@ class WatchRule(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    when: WatchWhen
+    when: WatchWhen = Field(description="What to look for on screen.")
     tap: str = Field(..., min_length=1, max_length=200,
                      description="The label of the control to tap (text or description, without case; an exact label first, else a part).")
 
 
 class WatchConfig(_Section):
+    """``ttir watch`` / :func:`ttir.watching`: how often it looks, how long it waits, your own rules."""
+
     interval_s: float = Field(1.0, ge=0.05, le=3600, description="Seconds between two looks at the screen.")
     stable_screens: int = Field(2, ge=1, le=10, description="Equal screens in a row before the watcher acts: it never "
                                 "taps while the screen is changing.")
@@ -181,19 +199,28 @@ class CheckRef(BaseModel):
 
 
 class TTIRConfig(BaseModel):
-    """All settings of ``ttir.guard``. Load with :meth:`from_yaml`; every field is documented."""
+    """All settings of ``ttir.guard``. Load with :meth:`from_yaml`; every field is documented.
+
+    Every key is optional; a YAML file names only what it changes::
+
+        stuck_loop: {mode: rules, window: 3}
+        recovery: {budget: 3, max_sessions: 20}
+        vlm: {base_url: http://localhost:8000/v1, model: qwen2.5-vl-7b}
+
+    Assignments are validated too (``config.recovery.budget = 0`` raises).
+    """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     enabled: bool = Field(True, description="False turns the guard into a pass-through.")
-    stuck_loop: StuckLoopConfig = Field(default_factory=StuckLoopConfig)
-    action_effect: ActionEffectConfig = Field(default_factory=ActionEffectConfig)
-    interference: InterferenceConfig = Field(default_factory=InterferenceConfig)
-    task_alignment: TaskAlignmentConfig = Field(default_factory=TaskAlignmentConfig)
-    recovery: RecoveryConfig = Field(default_factory=RecoveryConfig)
-    cascade: CascadeConfig = Field(default_factory=CascadeConfig)
-    vlm: VLMConfig = Field(default_factory=VLMConfig)
-    prompts: PromptsConfig = Field(default_factory=PromptsConfig)
+    stuck_loop: StuckLoopConfig = Field(default_factory=StuckLoopConfig, description='The stuck-loop diagnoser: its tier and thresholds.')
+    action_effect: ActionEffectConfig = Field(default_factory=ActionEffectConfig, description='The action-effect diagnoser: its tier and thresholds.')
+    interference: InterferenceConfig = Field(default_factory=InterferenceConfig, description='The interference diagnoser: its tier, scores, lexicon and screen model.')
+    task_alignment: TaskAlignmentConfig = Field(default_factory=TaskAlignmentConfig, description='The task-alignment diagnoser: its tier and completion-claim check.')
+    recovery: RecoveryConfig = Field(default_factory=RecoveryConfig, description='Recovery sessions: budget, sessions per episode, cooldown, priority, tier.')
+    cascade: CascadeConfig = Field(default_factory=CascadeConfig, description="When the cascade asks the model beyond the rules' uncertain verdicts.")
+    vlm: VLMConfig = Field(default_factory=VLMConfig, description='The model endpoint, its timeouts, retries and the per-step model deadline.')
+    prompts: PromptsConfig = Field(default_factory=PromptsConfig, description='The prompt files of the model tier.')
     watch: WatchConfig = Field(default_factory=WatchConfig, description="`ttir watch` / ttir.watching: how often it looks, your own rules.")
     checks: list[CheckRef] = Field(default_factory=list, description="Your own checks, run after the four: "
                                    "[{factory: 'my_checks:make_check', params: {...}}] (see ttir.guarded.checks).")
@@ -201,10 +228,36 @@ class TTIRConfig(BaseModel):
     # -- constructors --------------------------------------------------------------
     @classmethod
     def from_yaml(cls, path: Union[str, Path]) -> "TTIRConfig":
+        """The config in a YAML file (an empty file gives the defaults).
+
+        Args:
+            path: the file.
+
+        Returns:
+            The validated config.
+
+        Raises:
+            FileNotFoundError: the file does not exist.
+            ValueError: the file is too large, not UTF-8, not YAML, not a mapping, or not a valid
+                config; the message names the file and each bad key with what was expected.
+        """
         return cls.from_dict(load_yaml_mapping(path, "config"), source=str(path))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "config") -> "TTIRConfig":
+        """The config in a mapping (the shape of the YAML file).
+
+        Args:
+            data: the settings, e.g. ``{"stuck_loop": {"window": 4}}``.
+            source: what the errors name as the settings' origin (a file name, say).
+
+        Returns:
+            The validated config.
+
+        Raises:
+            ValueError: a key is unknown or a value invalid; one line per error, each naming
+                the key, the value and what was expected.
+        """
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
@@ -220,6 +273,7 @@ class TTIRConfig(BaseModel):
         return cfg
 
     def to_yaml(self) -> str:
+        """The whole config as YAML text (every key, defaults included), in declaration order."""
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
 
     def override(self, dotted: dict[str, Any]) -> "TTIRConfig":
@@ -238,6 +292,7 @@ class TTIRConfig(BaseModel):
         return type(self).from_dict(data, source="override")
 
     def modes(self) -> dict[str, str]:
+        """Each built-in diagnoser's tier, e.g. ``{"stuck_loop": "cascade", …}``."""
         return {name: getattr(self, name).mode for name in DIAGNOSERS}
 
 

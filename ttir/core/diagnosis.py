@@ -151,16 +151,19 @@ def set_screen_source_reader(reader: Optional[Callable[[Observation], Optional[s
 
 
 class Cost(BaseModel):
-    """What producing a finding cost."""
+    """What producing a finding (or a recovery step) cost in model use; zero for the rules tier.
+
+    Costs add and subtract field by field (``a + b``, ``a - b``).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    model_calls: int = 0
-    failed_calls: int = 0  # calls that raised (billed all the same: tokens, latency)
-    requests: int = 0  # HTTP requests they took (retries, a re-ask, refused probes included)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
+    model_calls: int = Field(0, description="Model calls made, failed ones included (they are billed too).")
+    failed_calls: int = Field(0, description="Of those, the calls that raised (billed all the same: tokens, latency).")
+    requests: int = Field(0, description="HTTP requests the calls took (retries, a re-ask, refused probes included).")
+    prompt_tokens: int = Field(0, description="Prompt tokens, as the endpoint reported them.")
+    completion_tokens: int = Field(0, description="Completion tokens, as the endpoint reported them.")
+    latency_s: float = Field(0.0, description="Seconds spent waiting for the model.")
 
     def __add__(self, other: "Cost") -> "Cost":
         return Cost(**{k: getattr(self, k) + getattr(other, k) for k in Cost.model_fields})
@@ -179,22 +182,30 @@ class DiagnosisContext(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    goal: str
-    observation: Observation
-    history: list[StepRecord] = Field(default_factory=list)
-    pending: Optional[AgentStep] = None  # the step about to be taken (a `status: complete` claim, say)
-    cache: dict[str, Any] = Field(default_factory=dict, exclude=True)
+    goal: str = Field(description="The task in natural language, as given to ``reset(goal)``.")
+    observation: Observation = Field(description="The current screen.")
+    history: list[StepRecord] = Field(
+        default_factory=list, description="The past steps, oldest first (bounded); ``history[-1]`` led to ``observation``.")
+    pending: Optional[AgentStep] = Field(
+        None, description="The agent's proposed step when a check reviews it before it is let through (a "
+                          "``status: complete`` claim, say); None while diagnosing a screen.")
+    cache: dict[str, Any] = Field(
+        default_factory=dict, exclude=True,
+        description="Scratch space for one step: the diagnosers share one model call through it. Not serialised.")
 
     @property
     def previous(self) -> Optional[StepRecord]:
+        """The step that led to the current screen (``history[-1]``), or None on the first step."""
         return self.history[-1] if self.history else None
 
     @property
     def last_action(self) -> Optional[Action]:
+        """The action of the step that led to the current screen, or None on the first step."""
         return self.history[-1].step.action if self.history else None
 
     @property
     def previous_observation(self) -> Optional[Observation]:
+        """The screen the last step was decided on, or None on the first step."""
         return self.history[-1].observation if self.history else None
 
     def observations(self) -> list[Observation]:
@@ -203,24 +214,35 @@ class DiagnosisContext(BaseModel):
 
 
 class Finding(BaseModel):
-    """One diagnoser's answer for one step."""
+    """One diagnoser's answer for one step: is there a problem, in which words, how sure, and why.
+
+    ``problem`` is what the guard acts on (it opens a recovery session); ``verdict`` is the
+    diagnoser's answer in its own words (:data:`Verdict`), ``uncertain`` when the rules cannot
+    tell (the cascade then asks the model; the rules tier never acts on it).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    diagnoser: str
-    problem: bool
-    verdict: Verdict
-    confidence: float = Field(1.0, ge=0.0, le=1.0)
-    evidence: list[str] = Field(default_factory=list)
-    tier: Tier = "rules"
-    cost: Cost = Field(default_factory=Cost)
-    details: dict[str, Any] = Field(default_factory=dict)
-    # what of the screen a rule read: the UI tree, text read from the screenshot (OCR), or
-    # its pixels alone (None: a model's judgment, or nothing to read)
-    source: Optional[ScreenSource] = None
+    diagnoser: str = Field(description="The name of the diagnoser (or check) that answered.")
+    problem: bool = Field(description="Whether there is a problem to recover from; True opens a recovery session.")
+    verdict: Verdict = Field(
+        description="The answer in the diagnoser's words: true / false (stuck loop, interference), yes / no (the "
+                    "last action's effect was seen), on_track / off_track (task alignment), uncertain, off.")
+    confidence: float = Field(1.0, ge=0.0, le=1.0, description="How sure the diagnoser is, 0 to 1.")
+    evidence: list[str] = Field(default_factory=list,
+                                description="Why, in short sentences a person can check (they go into the report).")
+    tier: Tier = Field("rules", description="Which tier decided: rules, vlm, cascade or off.")
+    cost: Cost = Field(default_factory=Cost, description="The model use the finding cost (zero for the rules).")
+    details: dict[str, Any] = Field(
+        default_factory=dict, description="What the diagnoser tells the recovery beyond its verdict (the overlay "
+                                          "it located, the target the step meant …); typed by :attr:`typed_details`.")
+    source: Optional[ScreenSource] = Field(
+        None, description="What of the screen a rule read: the UI tree, text read from the screenshot (ocr) or its "
+                          "pixels; None for a model's judgment, or nothing to read.")
 
     @property
     def uncertain(self) -> bool:
+        """Whether the verdict is ``uncertain`` (the rules cannot tell; the cascade asks the model)."""
         return self.verdict == "uncertain"
 
     @property
@@ -250,6 +272,7 @@ class Finding(BaseModel):
         return details_type.model_validate(self.details)
 
     def to_dict(self) -> dict[str, Any]:
+        """The finding as a JSON-serialisable dict (what reports and event logs store)."""
         return self.model_dump(mode="json")
 
 
@@ -262,9 +285,17 @@ class SupportsDiagnose(Protocol):
 
 
 class Diagnoser(ABC):
-    """Base class. Subclasses implement :meth:`rules` (deterministic, free) and
-    :meth:`from_judgment` (read the shared VLM judgment); the tier is chosen by
-    ``mode``. ``rules`` may return verdict ``uncertain``; the cascade then asks the model.
+    """Base class of a check's trigger. Subclasses set ``name`` and implement :meth:`rules`
+    (deterministic, free) and, for a model tier, :meth:`from_judgment` (read the shared VLM
+    judgment); the tier is chosen by ``mode``. ``rules`` may return verdict ``uncertain``;
+    the cascade then asks the model.
+
+    Args:
+        config: the diagnoser's settings (its section of :class:`ttir.TTIRConfig` for the
+            built-in four); None: :meth:`default_config`.
+        mode: ``rules`` / ``vlm`` / ``cascade`` / ``off``; None: ``config.mode``, else ``rules``.
+        judge: the shared VLM judge (:class:`diagnosers.vlm_judge.VLMJudge`); the guard gives it
+            to a diagnoser built without one.
     """
 
     name: ClassVar[str] = ""
@@ -288,6 +319,12 @@ class Diagnoser(ABC):
         raise NotImplementedError(f"{self.name or type(self).__name__} has no model tier; use mode 'rules'")
 
     def ask_model(self, ctx: DiagnosisContext) -> Finding:
+        """The model tier's finding: the shared judgment of this step, read by :meth:`from_judgment`.
+
+        Raises:
+            RuntimeError: no judge is configured.
+            Exception: the judge's call failed (the guard then lets the rules decide).
+        """
         if self.judge is None:
             raise RuntimeError(f"{self.name}: mode needs a model but no VLM judge is configured "
                                "(pass vlm= to ttir.guard or set TTIR_VLM_BASE_URL)")
@@ -295,6 +332,22 @@ class Diagnoser(ABC):
         return self.from_judgment(judgment, cost)
 
     def diagnose(self, ctx: DiagnosisContext) -> Finding:
+        """This diagnoser's finding on ``ctx``, from the tier ``mode`` names.
+
+        ``off``: no problem (verdict ``off``); ``rules`` (or ``cascade`` without a judge): the
+        rules; ``vlm``: the model; ``cascade``: the rules, and the model when they are uncertain
+        (or the judge's schedule asks), combined by :meth:`merge`. A screen with nothing to read
+        is never sent to the model.
+
+        Args:
+            ctx: the goal, the current screen and the history.
+
+        Returns:
+            The finding, with ``tier`` set to the tier that decided.
+
+        Raises:
+            Exception: the model tier failed; the guard records it and asks :meth:`rules`.
+        """
         mode = self.mode
         if mode == "off":
             return Finding(diagnoser=self.name, problem=False, verdict="off", tier="off")

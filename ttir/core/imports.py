@@ -18,6 +18,7 @@ from ttir.core.errors import ImportTargetError
 from ttir.core.validation import short_repr
 
 IMPORT_FORM = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
+"""The form of an import string: ``package.module:attribute`` (dotted on both sides)."""
 
 _IMPORTED: dict[tuple[str, Optional[str]], Any] = {}  # (string, folder) -> the callable it named
 

@@ -30,6 +30,7 @@ from ttir.core.types import Observation, UIElement
 
 ENGINE_PACKAGE = "rapidocr_onnxruntime"
 INSTALL_HINT = "pip install 'ttir[ocr]'  (RapidOCR on ONNX Runtime; its models ship in the wheel)"
+"""How to install the OCR extra (named in every error about it)."""
 MAX_SIDE = 1280  # the screen is read at this longer side: 1080x2400 -> 576x1280 (text recall as at full size, 2x faster)
 DETECTION_MIN_SIDE = 480  # RapidOCR upscales a shorter side below this before detecting: keep ours as it is
 MIN_SCORE = 0.5  # recognition confidence below which a line is dropped
@@ -49,6 +50,11 @@ def available() -> bool:
 
 
 def require() -> None:
+    """Raise unless the OCR extra is installed.
+
+    Raises:
+        OCRUnavailable: the extra is missing (the message says how to install it).
+    """
     if not available():
         raise OCRUnavailable(f"reading text from a screenshot needs the OCR extra: {INSTALL_HINT}")
 
@@ -67,6 +73,8 @@ def model_files() -> dict[str, Path]:
 
 @dataclass(frozen=True)
 class TextLine:
+    """One line of text read from a screenshot: its text, its box in pixels and the recogniser's confidence."""
+
     text: str
     bounds: tuple[int, int, int, int]
     score: float
@@ -171,6 +179,14 @@ class ScreenTextCache:
         self.misses = 0
 
     def lookup(self, image: Any) -> tuple[Optional[str], Optional[tuple[TextLine, ...]]]:
+        """The lines cached for ``image``: by the image object first, else by its content hash.
+
+        Args:
+            image: a PIL image.
+
+        Returns:
+            ``(key, lines)``: the content key (to :meth:`store` under on a miss) and the lines, or None on a miss.
+        """
         with self._lock:
             entry = self._by_object.get(id(image))
             key = entry[1] if entry is not None and entry[0]() is image else None
@@ -188,6 +204,13 @@ class ScreenTextCache:
             return key, lines
 
     def store(self, image: Any, key: str, lines: tuple[TextLine, ...]) -> None:
+        """Keep ``lines`` for ``image`` under its content ``key`` (the oldest entry goes when full).
+
+        Args:
+            image: the image read (remembered weakly, by object).
+            key: its content key from :meth:`lookup`.
+            lines: what was read.
+        """
         with self._lock:
             self.misses += 1
             self._by_content[key] = lines
@@ -206,6 +229,7 @@ class ScreenTextCache:
             self._by_object.popitem(last=False)
 
     def clear(self) -> None:
+        """Forget every screen and reset the hit / miss counts."""
         with self._lock:
             self._by_content.clear()
             self._by_object.clear()
@@ -213,6 +237,7 @@ class ScreenTextCache:
 
 
 CACHE = ScreenTextCache()
+"""The process-wide cache of lines read per screen (the guard and the agent reading one screen pay once)."""
 
 
 def read_lines(image: Any) -> tuple[TextLine, ...]:

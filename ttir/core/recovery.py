@@ -19,26 +19,40 @@ from ttir.core.types import ENDING_TYPES, AgentStep, Observation, StepRecord
 
 
 class RecoveryContext(BaseModel):
-    """Inputs of one recovery step."""
+    """The inputs of one recovery step: the task, the screen, the history, the finding that
+    opened the session and what the session has done so far."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    goal: str
-    observation: Observation
-    history: list[StepRecord] = Field(default_factory=list)
-    finding: Finding
-    taken: list[AgentStep] = Field(default_factory=list)  # steps this session already took
-    budget: int = 3
-    cache: dict[str, Any] = Field(default_factory=dict, exclude=True)
+    goal: str = Field(description="The task in natural language, as given to ``reset(goal)``.")
+    observation: Observation = Field(description="The current screen.")
+    history: list[StepRecord] = Field(default_factory=list, description="The past steps, oldest first (bounded).")
+    finding: Finding = Field(description="The finding that opened the session (its ``details`` say what was located).")
+    taken: list[AgentStep] = Field(default_factory=list, description="The steps this session already took, in order.")
+    budget: int = Field(3, description="The most steps the session may take (``recovery.budget``).")
+    cache: dict[str, Any] = Field(
+        default_factory=dict, exclude=True,
+        description="Scratch space for one step (a failed model call's error is noted under ``errors``). Not serialised.")
 
     @property
     def remaining(self) -> int:
+        """Steps the session may still take (``budget`` minus those taken)."""
         return self.budget - len(self.taken)
 
 
 class Recovery(ABC):
     """A recovery strategy. ``next_step`` returns the next corrective step, or None
-    when it has nothing (left) to try. ``cost`` accumulates model usage."""
+    when it has nothing (left) to try. ``cost`` accumulates model usage.
+
+    Subclasses set ``name`` (and ``handles``, the diagnosers it answers) and implement
+    :meth:`rules`; a model tier comes with ``mode="vlm"`` and a client.
+
+    Args:
+        mode: ``rules`` or ``vlm`` (the recovery model proposes, the rules answer when it fails).
+        client: the recovery model (:class:`diagnosers.vlm_judge.RecoveryModel`); None: rules.
+        prompt: the recovery prompt's name in ``prompts/`` or a file path; None: the default.
+        settings: the guard's :class:`~ttir.core.config.RecoveryConfig`; None: the defaults.
+    """
 
     name: ClassVar[str] = ""
     handles: ClassVar[tuple[str, ...]] = ()  # diagnoser names this strategy answers

@@ -33,18 +33,22 @@ class Bounds(NamedTuple):
 
     @property
     def width(self) -> int:
+        """Width in pixels (``x2 - x1``)."""
         return self.x2 - self.x1
 
     @property
     def height(self) -> int:
+        """Height in pixels (``y2 - y1``)."""
         return self.y2 - self.y1
 
     @property
     def area(self) -> int:
+        """Area in square pixels (0 for an empty or inverted rectangle)."""
         return max(0, self.x2 - self.x1) * max(0, self.y2 - self.y1)
 
     @property
     def center(self) -> tuple[int, int]:
+        """The centre ``(x, y)``, rounded down: where a tap on the element lands."""
         return ((self.x1 + self.x2) // 2, (self.y1 + self.y2) // 2)
 
     def contains(self, x: float, y: float) -> bool:
@@ -77,6 +81,7 @@ _EDITABLE_CLASS_HINTS = ("EditText", "AutoCompleteTextView", "SearchView$SearchA
 
 ElementSource = Literal["tree", "ocr"]
 ScreenSource = Literal["tree", "ocr", "pixels"]
+"""Where an observation's elements come from: ``"tree"`` (a dump), ``"ocr"`` (text read from the screenshot), ``"pixels"`` (none)."""
 
 
 class UIElement(BaseModel):
@@ -90,27 +95,27 @@ class UIElement(BaseModel):
 
     model_config = ConfigDict(frozen=False, extra="forbid")
 
-    text: str = ""
-    content_desc: str = ""
-    resource_id: str = ""
-    class_name: str = ""
-    package: str = ""
-    bounds: Bounds = Bounds(0, 0, 0, 0)
-    hint: str = ""
-    clickable: bool = False
-    long_clickable: bool = False
-    editable: bool = False
-    checkable: bool = False
-    checked: bool = False
-    enabled: bool = True
-    focusable: bool = False
-    focused: bool = False
-    scrollable: bool = False
-    selected: bool = False
-    password: bool = False
-    parent: Optional[int] = None
-    depth: int = 0
-    source: ElementSource = "tree"
+    text: str = Field("", description="The node's ``text`` attribute: what the control displays.")
+    content_desc: str = Field("", description='The ``content-desc`` attribute: the accessibility label, often the only name an icon button has.')
+    resource_id: str = Field("", description='The ``resource-id`` attribute, e.g. ``com.android.settings:id/switch_widget``; empty when the app sets none.')
+    class_name: str = Field("", description="The widget's Android class, e.g. ``android.widget.Button``.")
+    package: str = Field("", description='The package of the app that drew the node, e.g. ``com.android.settings``.')
+    bounds: Bounds = Field(Bounds(0, 0, 0, 0), description="The node's rectangle on screen in pixels, ``(x1, y1, x2, y2)``, right and bottom exclusive.")
+    hint: str = Field("", description='The ``hint`` attribute: the placeholder text of an empty text field.')
+    clickable: bool = Field(False, description='Whether the node reacts to a tap.')
+    long_clickable: bool = Field(False, description='Whether the node reacts to a long press.')
+    editable: bool = Field(False, description='Whether the node takes typed text (its class is an ``EditText`` or a kin of it).')
+    checkable: bool = Field(False, description='Whether the node has an on / off state (a switch, a checkbox, a radio button).')
+    checked: bool = Field(False, description='Whether a checkable node is on.')
+    enabled: bool = Field(True, description='Whether the node accepts input (a greyed-out control is not enabled).')
+    focusable: bool = Field(False, description='Whether the node can take input focus.')
+    focused: bool = Field(False, description='Whether the node has input focus (the text field typing goes to).')
+    scrollable: bool = Field(False, description='Whether the node scrolls (a list, a pager).')
+    selected: bool = Field(False, description='Whether the node is selected (a tab, a list item).')
+    password: bool = Field(False, description='Whether the node is a password field (its text is masked).')
+    parent: Optional[int] = Field(None, description="Index of the parent node in the observation's ``elements``; None for a window root.")
+    depth: int = Field(0, description='Nesting depth in the tree: 0 for a window root.')
+    source: ElementSource = Field("tree", description='Where the element comes from: ``"tree"`` (a dump node) or ``"ocr"`` (a line of text read from the screenshot).')
 
     @field_validator("bounds")
     @classmethod
@@ -129,18 +134,22 @@ class UIElement(BaseModel):
 
     @property
     def center(self) -> tuple[int, int]:
+        """The centre ``(x, y)`` of ``bounds``: where a tap on the element lands."""
         return self.box.center
 
     @property
     def width(self) -> int:
+        """Width of ``bounds`` in pixels."""
         return self.box.width
 
     @property
     def height(self) -> int:
+        """Height of ``bounds`` in pixels."""
         return self.box.height
 
     @property
     def area(self) -> int:
+        """Area of ``bounds`` in square pixels."""
         return self.box.area
 
     @property
@@ -162,6 +171,7 @@ class UIElement(BaseModel):
                     or self.editable or self.checkable or self.scrollable)
 
     def contains(self, x: float, y: float) -> bool:
+        """Whether the point ``(x, y)`` is inside ``bounds`` (a tap there lands on this element)."""
         return self.box.contains(x, y)
 
 
@@ -228,16 +238,17 @@ class Observation(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    screenshot: Any = None
-    elements: list[UIElement] = Field(default_factory=list)
-    xml: Optional[str] = None
-    foreground: Optional[str] = None
-    screen_size: tuple[int, int] = (1080, 2400)
-    orientation: Literal["portrait", "landscape"] = "portrait"
-    step: int = 0
-    time: float = 0.0
-    source: ScreenSource = "tree"
-    tree_error: Optional[str] = None
+    screenshot: Any = Field(None, description='The screen as a PIL image, or None when the device gave no screenshot.')
+    elements: list[UIElement] = Field(
+        default_factory=list, description="The accessibility nodes in document order (a parent before its children).")
+    xml: Optional[str] = Field(None, description='The uiautomator-format dump the elements came from (regenerated when they change); None without a tree.')
+    foreground: Optional[str] = Field(None, description='The app in front as ``package/activity`` (or just the package); None when unknown.')
+    screen_size: tuple[int, int] = Field((1080, 2400), description="The screen's ``(width, height)`` in pixels.")
+    orientation: Literal["portrait", "landscape"] = Field("portrait", description="The screen's orientation.")
+    step: int = Field(0, description='The number of actions the device had executed when the screen was read (0 for the first screen).')
+    time: float = Field(0.0, description="Seconds on the device's clock when the screen was read, counted from the device's start.")
+    source: ScreenSource = Field("tree", description='Where the elements come from: ``"tree"`` (the dump), ``"ocr"`` (text read from the screenshot) or ``"pixels"`` (no elements).')
+    tree_error: Optional[str] = Field(None, description='Why there is no accessibility tree, when the device could not get one; None otherwise.')
 
     @field_validator("screenshot")
     @classmethod
@@ -256,11 +267,13 @@ class Observation(BaseModel):
 
     @property
     def activity(self) -> Optional[str]:
+        """The foreground activity (the part of ``foreground`` after ``/``), or None when it is not known."""
         if not self.foreground or "/" not in self.foreground:
             return None
         return self.foreground.split("/", 1)[1]
 
     def children(self, index: int) -> list[int]:
+        """The indices (into ``elements``) of the direct children of ``elements[index]``."""
         return [i for i, e in enumerate(self.elements) if e.parent == index]
 
     def find(
@@ -301,6 +314,7 @@ class Observation(BaseModel):
         return None
 
     def texts(self) -> list[str]:
+        """Every non-empty text and content description on the screen, in document order."""
         return [t for e in self.elements for t in (e.text, e.content_desc) if t]
 
     def replace(self, **changes: Any) -> "Observation":
@@ -379,9 +393,48 @@ class Observation(BaseModel):
     ) -> "Observation":
         """Parse a real ``uiautomator dump`` or an Appium page source (see :mod:`ttir.core.dump`).
 
-        Raises :class:`ttir.core.dump.DumpError` (a ``ValueError``) with the reason when the
-        text is not a dump it can read; a dump whose root holds no node gives an
-        observation without elements."""
+        The parse is bounded (size, node count, depth) and never resolves entities: a dump is
+        untrusted text. A dump whose root holds no node gives an observation without elements.
+
+        Args:
+            xml: the dump's text or bytes (``adb exec-out uiautomator dump /dev/tty``, or
+                Appium's ``driver.page_source``).
+            screenshot: the screen as a PIL image or PNG / JPEG bytes; it also sets
+                ``screen_size``. Without it the size comes from the dump.
+            foreground: the app in front (``package/activity``); without it, the package of
+                the first window root.
+            step: the number of actions executed before this screen.
+            time: seconds on the device's clock when the screen was read.
+
+        Returns:
+            The observation, with ``source="tree"`` and the dump kept in ``xml``.
+
+        Raises:
+            ttir.core.dump.DumpError: (a ``ValueError``) the text is not a dump it can read;
+                the message says why.
+            ValueError: ``screenshot`` is not an image, or has a side outside 1 to
+                ``MAX_SCREEN`` pixels.
+
+        Examples:
+            >>> from ttir import Observation
+            >>> dump = (
+            ...     '<?xml version="1.0" encoding="UTF-8"?><hierarchy rotation="0">'
+            ...     '<node class="android.widget.FrameLayout" package="com.android.settings" '
+            ...     'bounds="[0,0][1080,2400]">'
+            ...     '<node text="Wi-Fi" class="android.widget.Switch" package="com.android.settings" '
+            ...     'clickable="true" checkable="true" checked="false" bounds="[48,400][1032,520]" />'
+            ...     '</node></hierarchy>')
+            >>> obs = Observation.from_xml(dump)
+            >>> obs.foreground, obs.screen_size, len(obs.elements)
+            ('com.android.settings', (1080, 2400), 2)
+            >>> switch = obs.find("wi-fi")[0]  # case-insensitive
+            >>> switch.checked, switch.center
+            (False, (540, 460))
+            >>> Observation.from_xml("not a dump")
+            Traceback (most recent call last):
+                ...
+            ttir.core.dump.DumpError: xml is not a screen dump: no <hierarchy> root element found
+        """
         parsed = parse_dump(xml)
         elements: list[UIElement] = []
         for node in parsed.nodes:
@@ -499,19 +552,29 @@ ActionType = Literal[
     "answer",
 ]
 ACTION_TYPES: tuple[str, ...] = ActionType.__args__  # type: ignore[attr-defined]
+"""Every action type, in :data:`ActionType`'s order."""
 # the action types in groups, each declared once here and imported wherever it is meant
 TOUCH_TYPES = ("click", "long_press", "double_tap")  # a finger on one point
+"""Actions that put a finger on one point: click, long_press, double_tap."""
 TARGETED_TYPES = (*TOUCH_TYPES, "input_text")  # aimed at one element
+"""Actions aimed at one element: the touches and input_text."""
 INDEXED_TYPES = (*TARGETED_TYPES, "scroll")  # may name an element by index
+"""Actions that may name their element by ``index``: the targeted ones and scroll."""
 LOCATED_TYPES = (*INDEXED_TYPES, "swipe")  # land at a place on the screen
+"""Actions that land at a place on the screen: the indexed ones and swipe."""
 ENDING_TYPES = ("status", "answer")  # end the episode: the agent's verdict, or its reply
+"""Actions that end the episode: status (the agent's verdict) and answer (its reply)."""
 INERT_TYPES = ("wait", *ENDING_TYPES)  # change nothing on the screen
+"""Actions that change nothing on the screen: wait and the ending ones."""
 NAVIGATION_TYPES = ("navigate_back", "navigate_home", "open_app", "app_switch")  # the system moves between screens or apps
+"""Actions that move between screens or apps through the system: back, home, open_app, app_switch."""
 ACTION_GROUPS: dict[str, tuple[str, ...]] = {
     "touch": TOUCH_TYPES, "targeted": TARGETED_TYPES, "indexed": INDEXED_TYPES, "located": LOCATED_TYPES,
     "ending": ENDING_TYPES, "inert": INERT_TYPES, "navigation": NAVIGATION_TYPES,
 }
+"""The groups above by name (``touch``, ``targeted``, ``indexed``, ``located``, ``ending``, ``inert``, ``navigation``)."""
 SCROLL_DIRECTIONS = ("up", "down", "left", "right")
+"""The directions a scroll takes: up, down, left, right."""
 GOAL_STATUSES = ("complete", "infeasible")
 _NO_ARG_TYPES = ("navigate_back", "navigate_home", "keyboard_enter", "app_switch")
 _TARGET_FIELDS = ("index", "x", "y")
@@ -536,24 +599,49 @@ class Action(BaseModel):
 
     Vocabulary and field names follow AndroidWorld's JSONAction; ``x2``/``y2``
     /``duration_ms`` (swipe), ``seconds`` (wait) and ``app_switch`` are ours.
+    The model is frozen, and each action type takes only its own fields: a touch
+    needs a target (``x`` and ``y``, or the ``index`` of an element), ``input_text``
+    needs ``text``, ``scroll`` a ``direction``, ``swipe`` two points, ``open_app``
+    an ``app_name``, ``status`` a ``goal_status`` (``status`` and ``answer`` end
+    the episode).
+
+    Raises:
+        pydantic.ValidationError: (a ``ValueError``) an unknown ``action_type``, a field the
+            type does not take, a missing target or argument, a negative coordinate; the
+            message names the field, the value and what was expected.
+
+    Examples:
+        >>> from ttir import Action
+        >>> tap = Action(action_type="click", x=540, y=1200)
+        >>> tap.describe()
+        'click(x=540, y=1200)'
+        >>> Action(action_type="input_text", index=3, text="Alice").to_dict()
+        {'action_type': 'input_text', 'index': 3, 'text': 'Alice'}
+        >>> Action.from_json('{"action_type": "scroll", "direction": "down"}').direction
+        'down'
+        >>> try:
+        ...     Action(action_type="click")
+        ... except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        ...     print(exc.errors()[0]["msg"])
+        Value error, action_type='click' needs a target: x and y, or index
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    action_type: ActionType
-    index: Optional[int] = None
-    x: Optional[int] = None
-    y: Optional[int] = None
-    x2: Optional[int] = None
-    y2: Optional[int] = None
-    duration_ms: Optional[int] = None
-    text: Optional[str] = None
-    direction: Optional[Literal["up", "down", "left", "right"]] = None
-    goal_status: Optional[Literal["complete", "infeasible"]] = None
-    app_name: Optional[str] = None
-    seconds: Optional[float] = None
-    keycode: Optional[str] = None
-    clear_text: Optional[bool] = None
+    action_type: ActionType = Field(..., description='What to do: one of ``ACTION_TYPES`` (click, long_press, double_tap, input_text, scroll, swipe, navigate_back, navigate_home, keyboard_enter, app_switch, open_app, wait, status, answer).')
+    index: Optional[int] = Field(None, description="The target as an index into the observation's ``elements`` (touches, input_text, scroll); instead of ``x``/``y``.")
+    x: Optional[int] = Field(None, description="The target's horizontal pixel (with ``y``); a swipe's start.")
+    y: Optional[int] = Field(None, description="The target's vertical pixel (with ``x``); a swipe's start.")
+    x2: Optional[int] = Field(None, description='Where a swipe ends, horizontally.')
+    y2: Optional[int] = Field(None, description='Where a swipe ends, vertically.')
+    duration_ms: Optional[int] = Field(None, description="How long a swipe or a long press lasts, in milliseconds (0 to 60000); the device's default when None.")
+    text: Optional[str] = Field(None, description="The text to type (input_text) or the agent's reply (answer).")
+    direction: Optional[Literal["up", "down", "left", "right"]] = Field(None, description='Which way to scroll (scroll): up, down, left or right.')
+    goal_status: Optional[Literal["complete", "infeasible"]] = Field(None, description="The agent's verdict on the task (status): complete or infeasible.")
+    app_name: Optional[str] = Field(None, description='The app to open by its label, e.g. ``Contacts`` (open_app).')
+    seconds: Optional[float] = Field(None, description="How long to wait, 0 to 600 seconds (wait); the device's default when None.")
+    keycode: Optional[str] = Field(None, description='The Android key to press instead of Enter (keyboard_enter), e.g. ``KEYCODE_SEARCH``.')
+    clear_text: Optional[bool] = Field(None, description='Whether to clear the field before typing (input_text).')
 
     @model_validator(mode="before")
     @classmethod
@@ -647,6 +735,18 @@ class Action(BaseModel):
     # -- helpers -------------------------------------------------------------
     @classmethod
     def from_json(cls, data: Union[str, dict[str, Any]]) -> "Action":
+        """An action from its JSON text or its dict (the form :meth:`json_str` / :meth:`to_dict` write).
+
+        Args:
+            data: a JSON object as text, or the decoded dict.
+
+        Returns:
+            The validated action.
+
+        Raises:
+            json.JSONDecodeError: ``data`` is text that is not JSON (a ``ValueError``).
+            pydantic.ValidationError: the fields do not make a valid action (a ``ValueError``).
+        """
         import json
 
         if isinstance(data, str):
@@ -654,13 +754,16 @@ class Action(BaseModel):
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
+        """The action as a dict of the fields that are set (None fields left out)."""
         return self.model_dump(exclude_none=True)
 
     def json_str(self) -> str:
+        """The action as compact JSON text of the fields that are set (None fields left out)."""
         return self.model_dump_json(exclude_none=True)
 
     @property
     def is_touch(self) -> bool:
+        """Whether the action puts a finger on one point (click, long_press, double_tap)."""
         return self.action_type in TOUCH_TYPES
 
     def by_coordinates(self, elements: list[UIElement]) -> "Action":
@@ -703,16 +806,30 @@ class Action(BaseModel):
 
 
 class AgentStep(BaseModel):
-    """What an agent returns for one step."""
+    """What an agent returns for one step: the action, and the agent's words about it.
+
+    An agent may return a bare :class:`Action` (it becomes an ``AgentStep`` without words),
+    but the diagnosers read the words: ``summary`` says what the step means to achieve, and
+    the action-effect diagnoser checks the screen against it (a tap that landed on another
+    element than the one the summary names in quotes, text typed into another field than
+    the one it names), the stuck-loop diagnoser compares consecutive summaries and thoughts,
+    and re-orientation goes back to the last summary written on an on-task app. Naming the
+    target in quotes (``Tap "Save"``) gives the guard the most to check.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    action: Action
-    thought: str = ""
-    summary: str = ""
-    raw: Optional[str] = None
+    action: Action = Field(description="The action to execute.")
+    thought: str = Field("", description="The agent's reasoning before acting (the stuck-loop diagnoser compares "
+                                         "consecutive thoughts).")
+    summary: str = Field("", description='What the action is meant to achieve, naming its target in quotes '
+                                         '(e.g. `Tap "Save" to store the contact`); the diagnosers check the next '
+                                         'screen against it.')
+    raw: Optional[str] = Field(None, description="The model's raw reply the step was parsed from, kept for the "
+                                                 "report; None when there was none.")
 
     def to_dict(self) -> dict[str, Any]:
+        """The step as a JSON-serialisable dict (``raw`` only when set)."""
         d: dict[str, Any] = {"action": self.action.to_dict(), "thought": self.thought, "summary": self.summary}
         if self.raw is not None:
             d["raw"] = self.raw
@@ -720,22 +837,50 @@ class AgentStep(BaseModel):
 
 
 class StepRecord(BaseModel):
-    """One past step as the guard remembers it."""
+    """One past step as the guard remembers it: the screen the step was chosen on and the step.
+
+    The guard keeps a bounded history of these (``TTIRConfig.history``); the diagnosers read
+    it through :class:`ttir.DiagnosisContext` (``history``, ``previous``, ``last_action``).
+    """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    observation: Observation
-    step: AgentStep
-    source: Literal["agent", "recovery"] = "agent"
+    observation: Observation = Field(description="The screen the step was chosen on.")
+    step: AgentStep = Field(description="The step that was executed on it.")
+    source: Literal["agent", "recovery"] = Field(
+        "agent", description='Who chose the step: ``"agent"`` (the wrapped agent) or ``"recovery"`` (the guard\'s '
+                             'recovery, in the agent\'s place).')
 
 
 @runtime_checkable
 class Agent(Protocol):
-    """The tiny agent interface: ``reset(goal)`` then ``step(obs)`` per step."""
+    """The tiny agent interface: ``reset(goal)`` then ``step(obs)`` per step.
 
-    def reset(self, goal: str) -> None: ...
+    Any object with these two methods is an agent (a structural protocol: nothing to
+    inherit); ``step`` may also be ``async def``. A plain callable ``fn(obs)`` works
+    too, through :func:`as_agent`. ``step`` may return an :class:`AgentStep`, an
+    :class:`Action` or an action dict.
+    """
 
-    def step(self, obs: Observation) -> AgentStep: ...
+    def reset(self, goal: str) -> None:
+        """Start a new task.
+
+        Args:
+            goal: the task in natural language, e.g. ``"Turn on Wi-Fi"``.
+        """
+        ...
+
+    def step(self, obs: Observation) -> AgentStep:
+        """Choose the next action for the screen ``obs``.
+
+        Args:
+            obs: the current screen.
+
+        Returns:
+            The action with the agent's thought and summary (an :class:`Action` or an action
+            dict is accepted too).
+        """
+        ...
 
 
 def as_step(result: Union[AgentStep, Action, dict[str, Any]]) -> AgentStep:
@@ -763,9 +908,15 @@ class CallableAgent:
         self.goal = ""
 
     def reset(self, goal: str) -> None:
+        """Remember ``goal`` (the callable is not told: it sees only observations)."""
         self.goal = goal
 
     def step(self, obs: Observation) -> AgentStep:
+        """Call ``fn(obs)`` and normalise what it returned into an :class:`AgentStep`.
+
+        Raises:
+            TypeError: ``fn`` returned neither an AgentStep, an Action nor an action dict.
+        """
         return as_step(self.fn(obs))
 
 
@@ -777,9 +928,15 @@ class AsyncCallableAgent:
         self.goal = ""
 
     def reset(self, goal: str) -> None:
+        """Remember ``goal`` (the callable is not told: it sees only observations)."""
         self.goal = goal
 
     async def step(self, obs: Observation) -> AgentStep:
+        """Await ``fn(obs)`` and normalise what it returned into an :class:`AgentStep`.
+
+        Raises:
+            TypeError: ``fn`` returned neither an AgentStep, an Action nor an action dict.
+        """
         return as_step(await self.fn(obs))
 
 
@@ -801,7 +958,19 @@ class _StepOnlyAgent:
 
 
 def as_agent(obj: Any) -> Agent:
-    """Return ``obj`` as an :class:`Agent`: agents pass through, callables are adapted."""
+    """Return ``obj`` as an :class:`Agent`: agents pass through, callables are adapted.
+
+    Args:
+        obj: an object with ``step(obs)`` (``reset(goal)`` is added as a no-op when it has
+            none), or a callable ``fn(obs) -> AgentStep | Action`` (sync or ``async def``).
+
+    Returns:
+        An object with ``reset(goal)`` and ``step(obs)``; an async callable gives an agent
+        whose ``step`` is a coroutine function.
+
+    Raises:
+        TypeError: ``obj`` has no ``step`` and is not callable.
+    """
     if hasattr(obj, "step") and callable(obj.step):
         if hasattr(obj, "reset") and callable(obj.reset):
             return obj

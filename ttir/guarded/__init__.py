@@ -11,3 +11,12 @@ What it holds:
 (It is not called ``ttir.guard``: that name is the function users call, and a subpackage of
 the same name would replace it on import.)
 """
+
+# the submodules (``from ttir.x import *`` loads them); the package itself re-exports nothing, so that
+# importing one part never loads the others
+__all__ = [
+    "checks",
+    "middleware",
+    "report",
+    "watch",
+]

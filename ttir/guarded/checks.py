@@ -70,6 +70,19 @@ class Check:
       before they are let through (``ctx.pending`` is the step); a problem there replaces
       the step with the recovery's. Default: none.
     - ``name`` — how sessions, findings and reports call it (default: the diagnoser's name).
+
+    Raises:
+        ttir.core.errors.ConfigError: ``diagnoser`` (or ``target``) has no ``diagnose``,
+            ``recovery`` has no ``next_step``, or ``screens=False`` without ``reviews`` (a
+            check that would never run).
+
+    Examples:
+        A domain rule as one more check (``examples/own_check/no_payment.py``)::
+
+            check = ttir.Check(PaymentRule(), BackOut(), screens=False,
+                               reviews=lambda step: step.action.is_touch,
+                               on_recovery="a tap on a payment control was blocked")
+            agent = ttir.guard(my_agent, checks=[*ttir.default_checks(), check])
     """
 
     def __init__(self, diagnoser: SupportsDiagnose, recovery: SupportsNextStep, *, on_recovery: str = "the guard stepped in",
@@ -114,6 +127,7 @@ class Check:
 
     @property
     def enabled(self) -> bool:
+        """Whether the trigger runs at all (its diagnoser's ``mode`` is not ``off``)."""
         return mode_of(self.diagnoser) != "off"
 
     def target_diagnoser(self) -> SupportsDiagnose:
@@ -123,6 +137,14 @@ class Check:
         return self.diagnoser
 
     def reviews_step(self, step: AgentStep) -> bool:
+        """Whether this check sees the agent's proposed ``step`` before it is let through.
+
+        Args:
+            step: the wrapped agent's step.
+
+        Returns:
+            True when the check is enabled and its ``reviews`` predicate accepts the step.
+        """
         return self.reviews is not None and self.enabled and bool(self.reviews(step))
 
     def message(self, outcome: str, goal: str) -> str:
@@ -155,8 +177,25 @@ def default_checks(config: Optional["TTIRConfig"] = None, *, judge: Any = None, 
                    model: bool = False) -> list[Check]:
     """The paper's four checks, configured by ``config``, in ``config.recovery.priority`` order.
 
-    ``judge`` / ``recovery_client`` are the guard's model (None: the rules tier);
-    ``model`` says whether the recoveries may use it (``recovery.mode``)."""
+    Interference -> dismiss it; stuck loop -> an alternative action (done when the action
+    effect is seen); action effect -> an alternative action; task alignment -> re-orientation
+    (it also reviews ``status: complete`` claims when ``task_alignment.check_completion_claims``).
+
+    Args:
+        config: the guard's config; None: the defaults.
+        judge: the guard's shared VLM judge for the diagnosers (None: the guard attaches its own,
+            or the rules decide).
+        recovery_client: the recovery model for the recoveries (None: the same).
+        model: whether the recoveries may use the model (their tier is then ``recovery.mode``).
+
+    Returns:
+        Four :class:`Check` objects, the first the one whose problem wins.
+
+    Examples:
+        Add your own after them (the list's order is the priority)::
+
+            agent = ttir.guard(my_agent, checks=[*ttir.default_checks(config), my_check])
+    """
     from diagnosers import ActionEffectDiagnoser, InterferenceDiagnoser, StuckLoopDiagnoser, TaskAlignmentDiagnoser
     from recoveries import AlternativeAction, DismissInterference, ReOrientation
     from ttir.core.config import TTIRConfig

@@ -458,7 +458,26 @@ _CONCURRENT = ("one guard stepped from two threads (or tasks) at once: its histo
 
 
 class GuardedAgent:
-    """A guarded agent: same ``reset(goal)`` / ``step(obs)`` interface as the one it wraps."""
+    """A guarded agent: same ``reset(goal)`` / ``step(obs)`` interface as the one it wraps.
+
+    Build one with :func:`ttir.guard` (which picks :class:`AsyncGuardedAgent` for an async
+    agent). Attributes the guard does not define are the wrapped agent's (``guarded.foo`` is
+    ``agent.foo``), so code that reads the agent's own state keeps working.
+
+    One guard serves one episode at a time: stepping it from two threads (or tasks) at once
+    raises :class:`~ttir.core.errors.GuardUsageError`; give each concurrent episode its own guard.
+
+    Args:
+        agent: an object with ``step(obs)`` (and ``reset(goal)``), or a callable ``fn(obs)``.
+        config: the guard's settings; None for the defaults.
+        vlm: the model client of the model tier; None: the rules decide.
+        checks: the checks, in priority order; None: :func:`ttir.default_checks` of ``config``.
+
+    Raises:
+        TypeError: ``agent`` has no ``step`` and is not callable.
+        ttir.core.errors.ConfigError: two checks share a name, or a check of ``config.checks``
+            cannot be built.
+    """
 
     def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Optional[VLMClient] = None,
                  checks: Optional[list[Check]] = None):
@@ -468,9 +487,24 @@ class GuardedAgent:
 
     @property
     def name(self) -> str:
+        """``guard(<the agent's name>)``: the agent's ``name`` attribute, else its class name."""
         return f"guard({getattr(self.inner, 'name', type(self.inner).__name__)})"
 
     def reset(self, goal: str) -> None:
+        """Start an episode: reset the wrapped agent, then the guard's history and report.
+
+        A recovery session still open from the previous episode is closed (outcome
+        ``episode_end``); the report of the previous episode is replaced by a new one, so
+        read ``report`` before calling this. The model tier's rest after repeated failures
+        (the breaker) carries over: a dead endpoint stays dead when the goal changes.
+
+        Args:
+            goal: the task in natural language; every check compares the screens against it.
+
+        Raises:
+            ttir.core.errors.ConfigError: ``goal`` is not a str (a ``ValueError``).
+            Exception: whatever the wrapped agent's ``reset`` raises, unchanged.
+        """
         if not isinstance(goal, str):
             raise ConfigError(f"reset(goal={goal!r:.80}): expected the task's goal as a str, got "
                               f"{type(goal).__name__}; e.g. agent.reset(\"Turn on Wi-Fi\")")
@@ -480,6 +514,37 @@ class GuardedAgent:
         self._core.started = True
 
     def step(self, obs: Observation) -> AgentStep:
+        """The next step for the screen ``obs``: the wrapped agent's, or a recovery's.
+
+        In order: an open recovery session continues until its target is met or its budget is
+        spent; otherwise every check diagnoses the screen and the history, and a problem opens
+        a session whose first step is returned; otherwise the wrapped agent's ``step(obs)`` is
+        returned, after the checks that review proposed steps (a ``status: complete`` claim)
+        have let it through. ``report`` and ``events`` record what happened.
+
+        The guard fails open: an exception inside the guard (a check, a recovery, the model
+        client) is logged, recorded in ``report.errors`` and as a ``guard_error`` event, and
+        the wrapped agent's own step is returned. A failing model call, or a model tier resting
+        after failing on several steps in a row, leaves the step to the rules tier.
+
+        Args:
+            obs: the current screen, e.g. ``Observation.from_xml(dump, screenshot=image)``.
+
+        Returns:
+            The step to execute, as an :class:`~ttir.core.types.AgentStep` (what the agent
+            returned, normalised, when the guard let it through).
+
+        Raises:
+            ttir.core.errors.ObservationTypeError: ``obs`` is not an :class:`~ttir.core.types.Observation`
+                (also a ``TypeError``).
+            ttir.core.errors.GuardUsageError: ``step`` before ``reset(goal)``, or the guard is
+                already inside a step (two threads or tasks stepping one guard). These are the
+                caller's bugs: raised before the guard does anything, never failed open.
+            RuntimeError: a component tried to suspend on this sync path (an async component:
+                guard an async agent instead, which gets an :class:`AsyncGuardedAgent`).
+            Exception: whatever the wrapped agent's ``step`` raises propagates unchanged (the
+                guard does not call it a second time).
+        """
         self._core.check_call(obs)
         if not self._core.busy.acquire(blocking=False):
             raise GuardUsageError(_CONCURRENT)
@@ -490,6 +555,15 @@ class GuardedAgent:
 
     @property
     def report(self) -> GuardReport:
+        """What the guard did this episode (since the last ``reset``).
+
+        Returns:
+            A :class:`~ttir.guarded.report.GuardReport`: the goal, the steps, every finding,
+            the recovery sessions (trigger, actions, outcome), the recoveries that had nothing
+            to try, model usage per step (calls, tokens, latency, guard time), the guard's own
+            errors and the completion claims it blocked. ``report.summary()`` condenses it;
+            ``report.to_dict()`` serialises it.
+        """
         return self._core.report
 
     @property
@@ -514,7 +588,11 @@ class GuardedAgent:
 
 
 class AsyncGuardedAgent(GuardedAgent):
-    """The guard around an agent whose ``step`` is ``async def``; model calls use the async client."""
+    """The guard around an agent whose ``step`` is ``async def``; model calls use the async client.
+
+    :func:`ttir.guard` returns one for an async agent. ``reset``, ``report``, ``events`` and the
+    rest are :class:`GuardedAgent`'s; ``step`` is a coroutine: ``step = await guarded.step(obs)``.
+    """
 
     def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Optional[VLMClient] = None,
                  checks: Optional[list[Check]] = None):
@@ -523,6 +601,23 @@ class AsyncGuardedAgent(GuardedAgent):
         self._core = _Core(self.inner, self.config, vlm, is_async=True, checks=checks)
 
     async def step(self, obs: Observation) -> AgentStep:  # type: ignore[override]
+        """The next step for the screen ``obs`` (awaited): what :meth:`GuardedAgent.step` does, with
+        the wrapped agent's ``step`` awaited and the model's calls made by the async client.
+
+        Args:
+            obs: the current screen.
+
+        Returns:
+            The step to execute: the wrapped agent's, or a recovery's.
+
+        Raises:
+            ttir.core.errors.ObservationTypeError: ``obs`` is not an :class:`~ttir.core.types.Observation`.
+            ttir.core.errors.GuardUsageError: ``step`` before ``reset(goal)``, or two tasks (or
+                threads) stepping this guard at once.
+            Exception: whatever the wrapped agent's ``step`` raises propagates unchanged; the
+                guard's own faults fail open (the agent's step is used, the fault recorded in
+                ``report.errors``).
+        """
         self._core.check_call(obs)
         if not self._core.busy.acquire(blocking=False):  # two tasks (or threads) stepping one guard at once
             raise GuardUsageError(_CONCURRENT)
@@ -534,15 +629,26 @@ class AsyncGuardedAgent(GuardedAgent):
 
 def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Optional[VLMClient] = None,
           checks: Optional[list[Check]] = None) -> GuardedAgent:
-    """Wrap ``agent`` with Test-Time Introspective Recovery.
+    """Wrap ``agent`` with Test-Time Introspective Recovery (the implementation of :func:`ttir.guard`,
+    whose docstring tells what the guard does and has an example).
 
-    ``config`` is a :class:`TTIRConfig`, a path to a YAML file, or None (defaults);
-    ``vlm`` is a :class:`ttir.model.client.VLMClient` (or None: rules only, unless the config's
-    endpoint or ``TTIR_VLM_BASE_URL`` is set and a diagnoser asks for the model).
-    ``checks`` is the list of :class:`ttir.Check` to run, in priority order (None: the
-    paper's four, :func:`ttir.default_checks`); the config's ``checks`` (factories by
-    import path) run after them.
-    An agent whose ``step`` is ``async def`` gets an :class:`AsyncGuardedAgent`.
+    Args:
+        agent: an object with ``step(obs)`` (and ``reset(goal)``) or a callable ``fn(obs)``.
+        config: a :class:`TTIRConfig`, a path to a YAML file, or None (defaults).
+        vlm: a :class:`ttir.model.client.VLMClient`, or None: rules only, unless the config's
+            endpoint or ``TTIR_VLM_BASE_URL`` is set and a diagnoser's mode asks for the model.
+        checks: the :class:`ttir.Check` list to run, in priority order (None: the paper's four,
+            :func:`ttir.default_checks`); the config's ``checks`` (factories by import path)
+            run after them.
+
+    Returns:
+        A :class:`GuardedAgent`; an :class:`AsyncGuardedAgent` when ``agent``'s ``step`` is
+        ``async def``.
+
+    Raises:
+        TypeError: ``agent`` is not an agent.
+        FileNotFoundError: ``config`` names a missing file.
+        ValueError: the config is invalid (a :class:`~ttir.core.errors.ConfigError` for checks).
     """
     if isinstance(config, str):
         config = TTIRConfig.from_yaml(config)

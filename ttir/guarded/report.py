@@ -17,72 +17,91 @@ SESSION_OUTCOMES: tuple[str, ...] = get_args(Outcome)
 
 
 class SessionRecord(BaseModel):
+    """One recovery session: which check opened it on which finding, what it did, how it ended."""
+
     model_config = ConfigDict(extra="forbid")
 
-    id: int
-    diagnoser: str
-    strategy: str
-    opened_at: int
-    closed_at: Optional[int] = None
-    trigger: dict[str, Any] = Field(default_factory=dict)  # the finding that opened it
-    actions: list[dict[str, Any]] = Field(default_factory=list)
-    outcome: Outcome = "open"
+    id: int = Field(description="The session's number in the episode, from 1.")
+    diagnoser: str = Field(description="The check (diagnoser) whose finding opened it.")
+    strategy: str = Field(description="The recovery strategy that ran it.")
+    opened_at: int = Field(description="The guard step it opened at.")
+    closed_at: Optional[int] = Field(None, description="The guard step it closed at; None while open.")
+    trigger: dict[str, Any] = Field(default_factory=dict, description="The finding that opened it (without details).")
+    actions: list[dict[str, Any]] = Field(default_factory=list, description="The actions it took, in order.")
+    outcome: Outcome = Field("open", description="How it ended: resolved (the problem is gone), budget_spent, exhausted "
+                                                 "(nothing left to try), episode_end, error; open while running.")
 
     @property
     def resolved(self) -> bool:
+        """Whether the session ended with its problem gone."""
         return self.outcome == "resolved"
 
 
 class StepUsage(BaseModel):
+    """What one guarded step cost: model calls, tokens, latency and the guard's own time."""
+
     model_config = ConfigDict(extra="forbid")
 
-    step: int
-    model_calls: int = 0  # failed calls included: they are billed too
-    model_errors: int = 0  # of those, the calls that failed (timeouts, 429/5xx, unreadable replies)
-    model_requests: int = 0  # HTTP requests those calls took (retries, re-asks and refused probes included)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    model_latency_s: float = 0.0
-    guard_ms: float = 0.0  # time spent inside the guard, model calls included
-    source: Literal["agent", "recovery"] = "agent"
+    step: int = Field(description="The guard step, from 0.")
+    model_calls: int = Field(0, description="Model calls made, failed ones included (they are billed too).")
+    model_errors: int = Field(0, description="Of those, the calls that failed (timeouts, 429/5xx, unreadable replies).")
+    model_requests: int = Field(0, description="HTTP requests those calls took (retries, re-asks and refused probes "
+                                               "included).")
+    prompt_tokens: int = Field(0, description="Prompt tokens, as the endpoint reported them.")
+    completion_tokens: int = Field(0, description="Completion tokens, as the endpoint reported them.")
+    model_latency_s: float = Field(0.0, description="Seconds spent waiting for the model.")
+    guard_ms: float = Field(0.0, description="Milliseconds spent inside the guard, model calls included (the wrapped "
+                                             "agent's own time excluded).")
+    source: Literal["agent", "recovery"] = Field("agent", description="Whose step was returned: the agent's or a "
+                                                                      "recovery's.")
 
 
 class GuardReport(BaseModel):
-    """Serialisable into the episode trajectory (``to_dict``)."""
+    """What the guard did in one episode (``GuardedAgent.report``); serialisable into the episode
+    trajectory (``to_dict``)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    goal: str = ""
-    steps: int = 0
-    findings: list[dict[str, Any]] = Field(default_factory=list)
-    sessions: list[SessionRecord] = Field(default_factory=list)
-    usage: list[StepUsage] = Field(default_factory=list)
-    errors: list[dict[str, Any]] = Field(default_factory=list)
-    blocked_claims: int = 0
-    # problems found whose recovery had nothing to try (step, diagnoser, strategy, verdict, evidence)
-    unavailable: list[dict[str, Any]] = Field(default_factory=list)
+    goal: str = Field("", description="The episode's goal.")
+    steps: int = Field(0, description="Guarded steps so far.")
+    findings: list[dict[str, Any]] = Field(default_factory=list, description="Every finding, per step and check "
+                                                                            "(``claim: true`` for a reviewed step).")
+    sessions: list[SessionRecord] = Field(default_factory=list, description="The recovery sessions, in order.")
+    usage: list[StepUsage] = Field(default_factory=list, description="Model use and guard time, one entry per step.")
+    errors: list[dict[str, Any]] = Field(default_factory=list, description="The guard's own faults and failed model "
+                                                                          "calls (step, where, error).")
+    blocked_claims: int = Field(0, description="``status: complete`` claims the guard replaced with a recovery.")
+    unavailable: list[dict[str, Any]] = Field(
+        default_factory=list, description="Problems found whose recovery had nothing to try (step, diagnoser, "
+                                          "strategy, verdict, evidence).")
 
     @property
     def model_calls(self) -> int:
+        """Model calls over the episode, failed ones included."""
         return sum(u.model_calls for u in self.usage)
 
     @property
     def model_errors(self) -> int:
+        """Model calls that failed over the episode."""
         return sum(u.model_errors for u in self.usage)
 
     @property
     def model_requests(self) -> int:
+        """HTTP requests the model calls took over the episode."""
         return sum(u.model_requests for u in self.usage)
 
     @property
     def tokens(self) -> int:
+        """Prompt and completion tokens over the episode."""
         return sum(u.prompt_tokens + u.completion_tokens for u in self.usage)
 
     @property
     def recovery_steps(self) -> int:
+        """Steps whose returned action was a recovery's."""
         return sum(1 for u in self.usage if u.source == "recovery")
 
     def triggers(self) -> dict[str, int]:
+        """Per check, the recovery sessions it opened."""
         out: dict[str, int] = {}
         for s in self.sessions:
             out[s.diagnoser] = out.get(s.diagnoser, 0) + 1

@@ -13,3 +13,17 @@ What it holds:
 - ``local_model``: the offline model of the ``local-model`` extra;
 - ``doctor``: ``ttir doctor --vlm``.
 """
+
+# the submodules (``from ttir.x import *`` loads them); the package itself re-exports nothing, so that
+# importing one part never loads the others
+__all__ = [
+    "breaker",
+    "call_slots",
+    "client",
+    "deadline",
+    "doctor",
+    "endpoint",
+    "http_deadline",
+    "local_model",
+    "payload",
+]

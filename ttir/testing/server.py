@@ -67,14 +67,17 @@ class Reply:
 
     @classmethod
     def text(cls, text: str, **kw: Any) -> "Reply":
+        """The reply is exactly ``text`` (prose, broken JSON, anything)."""
         return cls(content=text, **kw)
 
     @classmethod
     def garbage(cls, **kw: Any) -> "Reply":
+        """A plain-prose reply with no JSON in it (what a model that ignores the format says)."""
         return cls(content="I looked at the screen and it seems fine, nothing unusual here.", **kw)
 
     @classmethod
     def empty(cls, **kw: Any) -> "Reply":
+        """A completion whose content is the empty string."""
         return cls(content="", **kw)
 
     @classmethod
@@ -102,6 +105,14 @@ class Reply:
     @classmethod
     def error(cls, status: int = 500, message: str = "internal server error", *,
               retry_after: Optional[Union[float, str]] = None, **kw: Any) -> "Reply":
+        """An HTTP error with an OpenAI-style error body.
+
+        Args:
+            status: the HTTP status (429, 500, 503 …).
+            message: the error's message.
+            retry_after: a ``Retry-After`` header (seconds, or an HTTP date), if any.
+            **kw: other :class:`Reply` fields (``delay_s`` …).
+        """
         headers = (("Retry-After", _fmt(retry_after)),) if retry_after is not None else ()
         body = json.dumps({"error": {"message": message, "type": "server_error" if status >= 500 else "invalid_request_error",
                                      "code": status}}).encode()
@@ -138,10 +149,12 @@ class RecordedRequest:
 
     @property
     def model(self) -> Optional[str]:
+        """The ``model`` the request named, or None."""
         return self.body.get("model") if isinstance(self.body, dict) else None
 
     @property
     def messages(self) -> list[dict[str, Any]]:
+        """The request's chat messages (empty when the body was not a chat request)."""
         return list(self.body.get("messages", [])) if isinstance(self.body, dict) else []
 
     def _parts(self) -> list[dict[str, Any]]:
@@ -191,6 +204,7 @@ class VLMTestServer:
     # -- lifecycle -------------------------------------------------------------------
     @property
     def port(self) -> int:
+        """The port the server listens on (an ephemeral one unless ``port=`` was given)."""
         return int(self._httpd.server_address[1])
 
     @property
@@ -199,6 +213,7 @@ class VLMTestServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> "VLMTestServer":
+        """Serve in a background thread (idempotent); returns the server, so ``VLMTestServer().start()`` chains."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                             name=f"vlm-test-server:{self.port}", daemon=True)
@@ -206,6 +221,7 @@ class VLMTestServer:
         return self
 
     def stop(self) -> None:
+        """Stop serving: wake sleeping handlers, close open connections and the socket."""
         self._stopping.set()  # wakes handlers sleeping on a slow reply
         if self._thread is not None:
             self._httpd.shutdown()

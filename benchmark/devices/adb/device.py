@@ -231,6 +231,11 @@ class AdbDevice:
             return TreeProblem(f"the UI dump cannot be read ({exc})")
 
     def screenshot(self) -> Image.Image:
+        """The phone's screen now (``adb exec-out screencap -p``).
+
+        Raises:
+            DeviceError: the screenshot cannot be taken or decoded.
+        """
         try:
             return decode_screenshot(self._shell.run_bytes(cmd.SCREENCAP))
         except ValueError as exc:
@@ -320,6 +325,7 @@ class AdbDevice:
         self._sleep(self.action_settle_seconds)
 
     def installed_packages(self) -> set[str]:
+        """The packages installed on the phone (``pm list packages``), read once."""
         if self._packages is None:
             self._packages = parse_packages(self._shell.run(cmd.LIST_PACKAGES))
         return self._packages
