@@ -349,7 +349,7 @@ class ExperimentSpec(BaseModel):
         if self.from_checkpoints is not None:
             from experiments.checkpoints.episodes import checkpoint_episodes
 
-            return checkpoint_episodes(self)
+            return checkpoint_episodes(self, EpisodeSpec)
         tasks = self.task_list()
         perts = self.perturbation_list()
         perturbed = [p for p in perts if p[0] != "clean"]

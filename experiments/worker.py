@@ -121,7 +121,7 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
         if ep.checkpoint is not None:  # start at a checkpoint: the prefix replayed, the agent primed (docs/checkpoints.md)
             from experiments.checkpoints.resume import at_checkpoint
 
-            shown, agent, budget, record["checkpoint"] = at_checkpoint(ep.checkpoint, shown, agent)
+            shown, agent, budget, record["checkpoint"] = at_checkpoint(ep.checkpoint, shown, agent, _jpeg)
         truth = _recorder(shown, task) if save_xml else None  # ground truth only for tuning data
 
         def keep(i: int, obs: Any) -> Optional[str]:

@@ -22,83 +22,17 @@ from pathlib import Path
 from typing import Any, Optional
 
 from loguru import logger
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from experiments.checkpoints.history import HistoryStep, history_step
+from experiments.checkpoints.history import history_step
+from experiments.checkpoints.model import (CHECKPOINTS, Checkpoint, load, parse_position,  # noqa: F401 - re-exported
+                                          prefix_length)
 from experiments.checkpoints.placement import FirstError, place_run
-from experiments.checkpoints.replay import ScreenDigest, open_env, replay_prefix, screen_digest, sha256
+from experiments.checkpoints.replay import ScreenDigest, replay_prefix, screen_digest, sha256
 
 DEFAULT_POSITIONS = ("t-3", "t-1", "t", "t+1")
-POSITION = re.compile(r"t(?:([+-])(\d{1,2}))?")
-CHECKPOINTS = "checkpoints.jsonl"
 PLACEMENTS = "placements.jsonl"
 SUMMARY = "summary.json"
-
-
-def parse_position(text: str) -> int:
-    """``t-3`` -> -3, ``t`` -> 0, ``t+1`` -> 1.
-
-    Raises:
-        ValueError: not of the form t, t-K or t+K (K up to 99).
-    """
-    m = POSITION.fullmatch(text.strip())
-    if m is None:
-        raise ValueError(f"position {text!r}: expected t, t-K or t+K (e.g. t-3,t-1,t,t+1)")
-    return 0 if m.group(1) is None else int(m.group(2)) * (1 if m.group(1) == "+" else -1)
-
-
-def position_label(offset: int) -> str:
-    return "t" if offset == 0 else f"t{offset:+d}"
-
-
-def prefix_length(step: int, offset: int) -> int:
-    """Recorded actions replayed for a checkpoint at ``offset`` from a first error at ``step``."""
-    return step + offset + (1 if offset >= 0 else 0)
-
-
-def steps_bucket(steps_taken: int) -> str:
-    """AndroidFlux's buckets of steps already taken before the first error."""
-    return "<=3" if steps_taken <= 3 else ("4-6" if steps_taken <= 6 else ">=7")
-
-
-class Checkpoint(BaseModel):
-    """One restored state: how to rebuild it, what the agent is told, and the screen it shows."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str
-    source_id: str  # the failed episode of the source run
-    source_run: str
-    position: str  # t-3, t-1, t, t+1 ...
-    offset: int
-    first_error_step: int
-    error_class: str
-    ttir_category: str
-    steps_taken: int  # actions before the first error (AndroidFlux's buckets: <=3, 4-6, >=7)
-    prefix_steps: int  # recorded actions replayed to reach this state
-    goal: str
-    task: str
-    instance: int = 0
-    task_seed: int = 0
-    perturbation: str = "clean"
-    overrides: dict[str, Any] = Field(default_factory=dict)
-    under: list[dict[str, dict[str, Any]]] = Field(default_factory=list)
-    dump: str = "all_windows"
-    budget_multiplier: float = 20.0
-    trap_budget_factor: float = 1.15
-    episode_seed: int
-    budget: int  # the task's step budget; a resumed agent gets budget - prefix_steps
-    source_agent: str
-    source_agent_kind: str
-    source_seed: int
-    screenshot_width: int = 360
-    actions: list[dict[str, Any]]  # the recorded prefix
-    history: list[HistoryStep]  # what the resumed agent is told (history.py)
-    screen: ScreenDigest  # the restored screen (equal to the recorded one)
-
-    @property
-    def remaining_budget(self) -> int:
-        return max(1, self.budget - self.prefix_steps)
 
 
 class PositionCounts(BaseModel):
@@ -209,9 +143,11 @@ def _episode_checkpoints(fe: FirstError, store: Any, rec: Any, offsets: dict[str
         seen = replay_prefix(shown, shown.reset(task), actions)
     finally:
         env.close()
+    from experiments.worker import _jpeg
+
     out: list[Checkpoint] = []
     for label, n in todo.items():
-        digest, jpg, xml = screen_digest(seen[n], width)
+        digest, jpg, xml = screen_digest(seen[n], width, _jpeg)
         counts = summary.by_position[label]
         if not digest.matches(_recorded(ep_dir, n)):
             counts.not_reproduced += 1
@@ -236,20 +172,18 @@ def _episode_checkpoints(fe: FirstError, store: Any, rec: Any, offsets: dict[str
     return out
 
 
-def load(ck_dir: Path | str) -> list[Checkpoint]:
-    """The checkpoints of a folder written by :func:`build`.
 
-    Raises:
-        FileNotFoundError: ``ck_dir`` holds no checkpoints.jsonl (with the command that writes one).
-    """
-    path = Path(ck_dir) / CHECKPOINTS
-    if not path.exists():
-        raise FileNotFoundError(f"{ck_dir}: no {CHECKPOINTS}; build one with `ttir checkpoints RUN_DIR --out {ck_dir}`")
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                out.append(Checkpoint.model_validate_json(line))
-            except ValueError as exc:
-                raise ValueError(f"{path}:{n}: not a checkpoint ({str(exc).splitlines()[0]})") from None
-    return out
+
+def open_env(ep: Any) -> tuple[Any, Any, Any, int]:
+    """(perturbed device, what the agent sees, task, source budget) for the episode spec ``ep``."""
+    from benchmark import make_task
+    from experiments.worker import budget_for, device
+    from perturb import PerturbedDevice, make
+    from perturb.dump_style import with_dump_style
+
+    task = make_task(ep.task, seed=ep.task_seed, i=ep.instance)
+    budget = budget_for(ep, task)
+    perts = [make(name, **ov) for u in ep.under for name, ov in u.items()]
+    perts += [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
+    env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
+    return env, with_dump_style(env, ep.dump), task, budget

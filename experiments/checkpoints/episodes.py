@@ -12,18 +12,22 @@ factors, so the replayed prefix meets the same perturbation realisation.
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from experiments.checkpoints.build import load
+from experiments.checkpoints.model import load
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:  # pragma: no cover - the spec imports this module: type names only
     from experiments.spec import EpisodeSpec, ExperimentSpec
 
 
-def checkpoint_episodes(spec: "ExperimentSpec") -> list["EpisodeSpec"]:
-    """Checkpoint episodes first, then the clean-start ones (see the module docstring)."""
-    from experiments.spec import EpisodeSpec
+def checkpoint_episodes(spec: "ExperimentSpec", episode_spec: type["EpisodeSpec"]) -> list["EpisodeSpec"]:
+    """Checkpoint episodes first, then the clean-start ones (see the module docstring).
 
+    Args:
+        spec: a spec with ``from_checkpoints`` set.
+        episode_spec: ``experiments.spec.EpisodeSpec`` (passed in: the spec module calls this one).
+    """
+    EpisodeSpec: Any = episode_spec
     assert spec.from_checkpoints is not None
     cks = load(spec.from_checkpoints)
     combos = list(itertools.product(spec.seeds, range(spec.repeats), spec.agents, spec.guard))

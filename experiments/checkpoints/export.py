@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, Field
 
-from experiments.checkpoints.build import Checkpoint, load
+from experiments.checkpoints.model import Checkpoint, load
 from experiments.checkpoints.history import HistoryStep
 
 MAX_LABELS = 60  # labels of the restored screen kept in the state summary

@@ -1,7 +1,7 @@
 """Restoring a checkpoint's phone state: the recorded prefix replayed under the episode's seeds.
 
 The simulated phone, its task and its perturbations are built as ``experiments.worker.run_one``
-builds them (same task seed and instance, same perturbation overrides and ``under`` list, same
+builds them (``build.open_env``) (same task seed and instance, same perturbation overrides and ``under`` list, same
 episode seed and step budget, same dump style), then the recorded actions are executed in order,
 each followed by one observation, as the episode loop did. Active perturbations keep their state:
 they live in the same ``PerturbedDevice`` that replays the prefix.
@@ -14,7 +14,7 @@ UI dump; two screens are the same checkpoint screen when both digests are equal.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from pydantic import BaseModel, ConfigDict
 
@@ -38,28 +38,12 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def screen_digest(obs: Any, width: int) -> tuple[ScreenDigest, Optional[bytes], bytes]:
-    """(digest, JPEG bytes or None, dump bytes) of an observation, encoded as the worker stores them."""
-    from experiments.worker import _jpeg
-
+def screen_digest(obs: Any, width: int, encode: Callable[[Any, int], bytes]) -> tuple[ScreenDigest, Optional[bytes], bytes]:
+    """(digest, JPEG bytes or None, dump bytes) of an observation, encoded as the worker stores them
+    (``encode``: ``experiments.worker._jpeg``, passed in so that the worker may import this module)."""
     xml = (obs.xml or obs.to_xml()).encode("utf-8")
-    jpg = _jpeg(obs.screenshot, width) if obs.screenshot is not None else None
+    jpg = encode(obs.screenshot, width) if obs.screenshot is not None else None
     return ScreenDigest(jpeg_sha256=sha256(jpg) if jpg else None, xml_sha256=sha256(xml)), jpg, xml
-
-
-def open_env(ep: Any) -> tuple[Any, Any, Any, int]:
-    """(perturbed device, what the agent sees, task, source budget) for the episode spec ``ep``."""
-    from benchmark import make_task
-    from experiments.worker import budget_for, device
-    from perturb import PerturbedDevice, make
-    from perturb.dump_style import with_dump_style
-
-    task = make_task(ep.task, seed=ep.task_seed, i=ep.instance)
-    budget = budget_for(ep, task)
-    perts = [make(name, **ov) for u in ep.under for name, ov in u.items()]
-    perts += [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
-    env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
-    return env, with_dump_style(env, ep.dump), task, budget
 
 
 def replay_prefix(shown: Any, first: Any, actions: list[dict[str, Any]]) -> list[Any]:

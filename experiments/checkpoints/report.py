@@ -22,7 +22,7 @@ from typing import Any, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
-from experiments.checkpoints.build import steps_bucket
+from experiments.checkpoints.model import parse_position, steps_bucket
 from experiments.metrics.episodes import RunData, succeeded
 
 BUCKETS = ("<=3", "4-6", ">=7")
@@ -73,8 +73,6 @@ class RecoveryMetrics(BaseModel):
 
 
 def _order(labels: Sequence[str]) -> list[str]:
-    from experiments.checkpoints.build import parse_position
-
     return sorted(set(labels), key=parse_position)
 
 

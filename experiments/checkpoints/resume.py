@@ -11,9 +11,9 @@ budget minus the prefix. The episode's success is done-gated as always.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-from experiments.checkpoints.build import Checkpoint
+from experiments.checkpoints.model import Checkpoint
 from experiments.checkpoints.replay import replay_prefix, screen_digest
 
 
@@ -24,14 +24,15 @@ class CheckpointMismatch(RuntimeError):
 class ReplayedStart:
     """A device whose ``reset`` restores a checkpoint; everything else is the wrapped device's."""
 
-    def __init__(self, inner: Any, ck: Checkpoint):
+    def __init__(self, inner: Any, ck: Checkpoint, encode: Callable[[Any, int], bytes]):
         self.inner = inner
         self.ck = ck
+        self.encode = encode  # how the run encodes a screenshot (experiments.worker._jpeg)
         self.observations: list[Any] = []
 
     def reset(self, task: Any = None, **kwargs: Any) -> Any:
         seen = replay_prefix(self.inner, self.inner.reset(task, **kwargs), self.ck.actions)
-        digest, _, _ = screen_digest(seen[-1], self.ck.screenshot_width)
+        digest, _, _ = screen_digest(seen[-1], self.ck.screenshot_width, self.encode)
         if not digest.matches(self.ck.screen):
             raise CheckpointMismatch(f"checkpoint {self.ck.id}: the replayed prefix ({self.ck.prefix_steps} steps) "
                                      "did not restore the checkpoint's screen")
@@ -70,10 +71,18 @@ class ResumedAgent:
         return getattr(self.agent, name)
 
 
-def at_checkpoint(checkpoint: dict[str, Any], shown: Any, agent: Any) -> tuple[Any, Any, int, dict[str, Any]]:
-    """(device, agent, remaining budget, record fields) of a checkpoint episode."""
+def at_checkpoint(checkpoint: dict[str, Any], shown: Any, agent: Any,
+                  encode: Callable[[Any, int], bytes]) -> tuple[Any, Any, int, dict[str, Any]]:
+    """(device, agent, remaining budget, record fields) of a checkpoint episode.
+
+    Args:
+        checkpoint: the episode's checkpoint (``EpisodeSpec.checkpoint``).
+        shown: the device the agent would see from the task's start.
+        agent: the episode's agent (guarded or not).
+        encode: the run's screenshot encoder (``experiments.worker._jpeg``).
+    """
     ck = Checkpoint.model_validate(checkpoint)
-    start = ReplayedStart(shown, ck)
+    start = ReplayedStart(shown, ck, encode)
     meta = {"id": ck.id, "source_id": ck.source_id, "position": ck.position, "offset": ck.offset,
             "error_class": ck.error_class, "ttir_category": ck.ttir_category, "steps_taken": ck.steps_taken,
             "prefix_steps": ck.prefix_steps}
