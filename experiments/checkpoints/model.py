@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from experiments.checkpoints.history import HistoryStep
 from experiments.checkpoints.replay import ScreenDigest
 
+StepsBucket = Literal["<=3", "4-6", ">=7"]  # AndroidFlux's buckets of steps taken before the first error
+BUCKETS: tuple[str, ...] = get_args(StepsBucket)
 POSITION = re.compile(r"t(?:([+-])(\d{1,2}))?")
 CHECKPOINTS = "checkpoints.jsonl"
 
@@ -43,7 +45,7 @@ def prefix_length(step: int, offset: int) -> int:
 
 def steps_bucket(steps_taken: int) -> str:
     """AndroidFlux's buckets of steps already taken before the first error."""
-    return "<=3" if steps_taken <= 3 else ("4-6" if steps_taken <= 6 else ">=7")
+    return BUCKETS[0] if steps_taken <= 3 else (BUCKETS[1] if steps_taken <= 6 else BUCKETS[2])
 
 
 class Checkpoint(BaseModel):

@@ -25,7 +25,7 @@ its reason. ttir's own category (``attribution.attribute``) is kept beside the c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Literal, Optional, get_args
 
 from pydantic import BaseModel
 
@@ -37,7 +37,7 @@ from experiments.metrics.steps import Step, action_of, format_action, is_recover
 from experiments.records import EpisodeLike, TrajectoryLike, as_episode, as_trajectory
 
 ErrorClass = Literal["stagnation", "direction", "execution"]
-ERROR_CLASSES: tuple[str, ...] = ("stagnation", "direction", "execution")  # also the priority
+ERROR_CLASSES: tuple[str, ...] = get_args(ErrorClass)  # in the priority order
 STAGNATION_REPEATS = 3  # identical attempts (or waits) on one screen that establish a repetition
 ENDING = ("status",)
 

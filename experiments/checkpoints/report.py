@@ -22,10 +22,9 @@ from typing import Any, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
-from experiments.checkpoints.model import parse_position, steps_bucket
+from experiments.checkpoints.model import BUCKETS, parse_position, steps_bucket
 from experiments.metrics.episodes import RunData, succeeded
 
-BUCKETS = ("<=3", "4-6", ">=7")
 
 
 class Cell(BaseModel):

@@ -24,10 +24,12 @@ class CheckpointMismatch(RuntimeError):
 class ReplayedStart:
     """A device whose ``reset`` restores a checkpoint; everything else is the wrapped device's."""
 
-    def __init__(self, inner: Any, ck: Checkpoint, encode: Callable[[Any, int], bytes]):
+    def __init__(self, inner: Any, ck: Checkpoint, encode: Callable[[Any, int], bytes],
+                 then: Optional[list[dict[str, Any]]] = None):
         self.inner = inner
         self.ck = ck
         self.encode = encode  # how the run encodes a screenshot (experiments.worker._jpeg)
+        self.then = list(then or [])  # actions executed after the restored screen was checked (prefs' candidates)
         self.observations: list[Any] = []
 
     def reset(self, task: Any = None, **kwargs: Any) -> Any:
@@ -36,6 +38,8 @@ class ReplayedStart:
         if not digest.matches(self.ck.screen):
             raise CheckpointMismatch(f"checkpoint {self.ck.id}: the replayed prefix ({self.ck.prefix_steps} steps) "
                                      "did not restore the checkpoint's screen")
+        if self.then:
+            seen = seen[:-1] + replay_prefix(self.inner, seen[-1], self.then)
         self.observations = seen
         return seen[-1]
 
@@ -57,9 +61,12 @@ class ResumedAgent:
         from ttir.core.types import Action, AgentStep, StepRecord
         from ttir.guarded.resume import resume_agent
 
+        from experiments.checkpoints.history import history_step
+
         ck = self.start.ck
+        steps = [*ck.history, *(history_step(ck.prefix_steps + i, a, None) for i, a in enumerate(self.start.then))]
         history = [StepRecord(observation=obs, step=AgentStep(action=Action(**h.action), summary=h.summary))
-                   for obs, h in zip(self.start.observations, ck.history)]
+                   for obs, h in zip(self.start.observations, steps)]
         self.how = resume_agent(self.agent, goal, history)
 
     def step(self, obs: Any) -> Any:

@@ -203,3 +203,19 @@ def test_a_checkpoint_that_does_not_reproduce_is_an_error_not_a_result(source, t
     ep = EpisodeSpec(task=ck["task"], perturbation=ck["perturbation"], agent=PLANNER, checkpoint=ck)
     r = run_one(ep, str(tmp_path))
     assert r["status"] == "error" and "did not restore" in r["error"] and r["success"] is False
+
+
+def test_preferences_pair_candidates_of_one_state_by_panel_outcomes(source, tmp_path):
+    from experiments.checkpoints.prefs import preferences
+
+    root, _ = source
+    s = preferences(root / "ck", tmp_path / "prefs.jsonl", repeats=1, margin=1)
+    ck = next(c for c in load(root / "ck") if c.position == "t")
+    assert s.checkpoints == 1 and s.candidates >= 1 and s.rollouts == 3 * s.candidates  # oracle, reference, source s0
+    lines = [json.loads(x) for x in (tmp_path / "prefs.jsonl").read_text().splitlines()]
+    assert len(lines) == s.pairs
+    for p in lines:  # each pair shares the task, the state and the history; the chosen one did better
+        assert p["checkpoint"] == ck.id and p["task"] == ck.task and p["history"] == [h.model_dump() for h in ck.history]
+        assert p["state"]["xml_sha256"] == ck.screen.xml_sha256
+        assert p["chosen"]["successes"] - p["rejected"]["successes"] == p["margin"] >= 1
+    assert s.guard_preferred <= s.guard_pairs <= s.pairs
