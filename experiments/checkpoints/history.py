@@ -15,11 +15,14 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict
 
+from ttir.core.types import ACTION_GROUPS
+
 # words a resumed agent must never be told (an error happened, the prefix was replayed, ...)
 BANNED_WORDS = ("error", "mistake", "wrong", "replay", "recover", "retry", "again", "fail", "lost", "no effect",
                 "nothing changed", "giving up", "give up", "in the way", "checkpoint", "rewind", "inject", "guard",
                 "interruption", "drift", "stuck", "problem")
 _QUOTED = re.compile(r'"([^"]{1,80})"')
+TOUCH_VERBS = {"click": "Tap", "long_press": "Long-press", "double_tap": "Double-tap"}
 
 
 class HistoryStep(BaseModel):
@@ -43,8 +46,8 @@ def template(action: dict[str, Any], summary: Optional[str] = None) -> str:
     kind = action.get("action_type") or "action"
     quoted = _QUOTED.findall(summary or "")
     target = quoted[0] if quoted and neutral(quoted[0]) else None
-    if kind in ("click", "long_press", "double_tap"):
-        verb = {"click": "Tap", "long_press": "Long-press", "double_tap": "Double-tap"}[kind]
+    if kind in ACTION_GROUPS["touch"]:
+        verb = TOUCH_VERBS.get(kind, "Tap")
         return f'{verb} "{target}"' if target else f"{verb} at ({action.get('x')}, {action.get('y')})"
     if kind == "input_text":
         return f'Type "{action.get("text", "")}"'
