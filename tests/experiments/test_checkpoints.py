@@ -219,3 +219,45 @@ def test_preferences_pair_candidates_of_one_state_by_panel_outcomes(source, tmp_
         assert p["state"]["xml_sha256"] == ck.screen.xml_sha256
         assert p["chosen"]["successes"] - p["rejected"]["successes"] == p["margin"] >= 1
     assert s.guard_preferred <= s.guard_pairs <= s.pairs
+
+
+RESUMING_AGENT = '''
+from ttir import Action, AgentStep
+
+class Resuming:
+    def resume(self, goal, history):
+        self.told = [r.step.summary for r in history]
+    def reset(self, goal):
+        self.told = None
+    def step(self, obs):
+        said = "none" if self.told is None else f"{len(self.told)} steps: " + " | ".join(self.told)
+        return AgentStep(action=Action(action_type="status", goal_status="complete"), summary=said[:1000])
+
+def make_agent(facts):
+    return Resuming()
+'''
+
+
+def test_a_python_agent_resumes_from_checkpoints_with_its_own_resume(source, tmp_path):
+    import uuid
+
+    from experiments.runner import run
+    from experiments.store import RunStore
+
+    root, _ = source
+    name = f"agent_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{name}.py").write_text(RESUMING_AGENT, encoding="utf-8")
+    (tmp_path / "spec.yaml").write_text(
+        f"name: mine\nfrom_checkpoints: {root / 'ck'}\nguard: ['off']\nworkers: 1\n"
+        f"agents: [{{name: mine, kind: python, factory: '{name}:make_agent'}}]\n", encoding="utf-8")
+    spec = ExperimentSpec.from_yaml(tmp_path / "spec.yaml")
+    run(spec, tmp_path / "run", workers=1, progress=False)
+    store = RunStore(tmp_path / "run")
+    resumed = [r for r in store.records() if r.get("checkpoint")]
+    assert len(resumed) == 3 and all(r["status"] == "ok" for r in resumed)
+    for r in resumed:
+        said = store.trajectory(r["id"])["trajectory"][0]["agent_step"]["summary"]
+        assert said.startswith(f"{r['checkpoint']['prefix_steps']} steps")
+        assert not any(w in said.lower() for w in BANNED_WORDS)
+    start = [r for r in store.records() if not r.get("checkpoint")]
+    assert len(start) == 1 and store.trajectory(start[0]["id"])["trajectory"][0]["agent_step"]["summary"] == "none"
