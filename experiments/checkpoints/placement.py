@@ -29,7 +29,7 @@ from typing import Literal, Optional, get_args
 
 from pydantic import BaseModel
 
-from experiments.metrics.attribution import aimed_at, attribute, find_silent_failure
+from experiments.metrics.attribution import attribute, find_silent_failure
 from experiments.metrics.episodes import succeeded, termination_of
 from experiments.metrics.eventlog import INTERRUPTION_ENDED_EVENTS, CONTEXT_LOSS_EVENTS, EventLog, is_engagement
 from experiments.metrics.screens import steps_same_screen
