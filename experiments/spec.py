@@ -226,6 +226,11 @@ class ExperimentSpec(BaseModel):
         """Unknown task / perturbation names fail early, listing the valid ones."""
         from benchmark.tasks import TASKS
 
+        if self.from_checkpoints is not None and not (Path(self.from_checkpoints) / "checkpoints.jsonl").is_file():
+            raise ValueError(f"{source}: from_checkpoints={short_repr(self.from_checkpoints)} holds no checkpoints.jsonl; "
+                             "build one with `ttir checkpoints RUN_DIR --out CK_DIR` (a relative path is read from "
+                             "the current directory)")
+
         if self.tasks != "all":
             bad = [t for t in self.tasks if t not in TASKS]
             if bad:

@@ -261,3 +261,8 @@ def test_a_python_agent_resumes_from_checkpoints_with_its_own_resume(source, tmp
         assert not any(w in said.lower() for w in BANNED_WORDS)
     start = [r for r in store.records() if not r.get("checkpoint")]
     assert len(start) == 1 and store.trajectory(start[0]["id"])["trajectory"][0]["agent_step"]["summary"] == "none"
+
+
+def test_from_checkpoints_names_a_folder_without_checkpoints(tmp_path):
+    with pytest.raises(ValueError, match=r"from_checkpoints=.*holds no checkpoints.jsonl; build one with `ttir checkpoints"):
+        ExperimentSpec.from_dict({"name": "x", "from_checkpoints": str(tmp_path / "nowhere")})
