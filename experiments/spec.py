@@ -404,7 +404,7 @@ class EpisodeSpec(BaseModel):
     guard_config: dict[str, Any] = Field(default_factory=dict)
     dump: DumpStyle = "all_windows"
     under: list[dict[str, dict[str, Any]]] = Field(default_factory=list)  # {name: overrides}, beneath `perturbation`
-    checkpoint: Optional[dict[str, Any]] = None  # start here (experiments.checkpoints.build.Checkpoint), not at the start
+    checkpoint: Optional[dict[str, Any]] = None  # start here (experiments.checkpoints.model.Checkpoint), not at the start
 
     @property
     def id(self) -> str:
