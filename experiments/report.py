@@ -130,8 +130,10 @@ def write_report(run_dir: Path | str, out_dir: Optional[Path | str] = None, *, p
             logger.info("{}: one self-contained file, {} (screenshots embedded)", viewer_path,
                         human_size(viewer_path.stat().st_size))
     md = out / REPORT_MD
+    from experiments.checkpoints.report import recovery_section
+
     md.write_text(render_report(metrics, plot_paths=plot_paths, out_dir=out, viewer=viewer_path,
-                                viewer_embedded=self_contained), encoding="utf-8")
+                                viewer_embedded=self_contained) + (recovery_section(run) or ""), encoding="utf-8")
     written.insert(0, md)
     js = out / METRICS_JSON
     js.write_text(json.dumps(metrics.model_dump(mode="json"), indent=1, default=str), encoding="utf-8")

@@ -153,6 +153,11 @@ class ExperimentSpec(BaseModel):
     screenshot_width: int = Field(360, ge=64, description="Saved screenshots are downscaled to this width.")
     save_xml: bool = Field(False, description="Also keep every step's uiautomator dump and the harness's per-step ground truth (needed by `ttir tune build`).")
     devices: DeviceSpec = Field(default_factory=DeviceSpec, description="sim (default) or adb phones; see DeviceSpec.")
+    from_checkpoints: Optional[str] = Field(
+        None, description="A folder written by `ttir checkpoints RUN_DIR --out CK_DIR`: every agent x guard mode x seed "
+                          "resumes from each of its checkpoints (and starts each checkpoint's task and perturbation "
+                          "from the beginning, for the clean-start comparison); tasks and perturbations are then "
+                          "the checkpoints'. Simulated phones only (docs/checkpoints.md).")
 
     @field_validator("guard", mode="before")
     @classmethod
@@ -220,6 +225,11 @@ class ExperimentSpec(BaseModel):
     def check_names(self, source: str = "spec") -> None:
         """Unknown task / perturbation names fail early, listing the valid ones."""
         from benchmark.tasks import TASKS
+
+        if self.from_checkpoints is not None and not (Path(self.from_checkpoints) / "checkpoints.jsonl").is_file():
+            raise ValueError(f"{source}: from_checkpoints={short_repr(self.from_checkpoints)} holds no checkpoints.jsonl; "
+                             "build one with `ttir checkpoints RUN_DIR --out CK_DIR` (a relative path is read from "
+                             "the current directory)")
 
         if self.tasks != "all":
             bad = [t for t in self.tasks if t not in TASKS]
@@ -341,6 +351,10 @@ class ExperimentSpec(BaseModel):
     _checked: bool = PrivateAttr(False)
 
     def episodes(self) -> list["EpisodeSpec"]:
+        if self.from_checkpoints is not None:
+            from experiments.checkpoints.episodes import checkpoint_episodes
+
+            return checkpoint_episodes(self, EpisodeSpec)
         tasks = self.task_list()
         perts = self.perturbation_list()
         perturbed = [p for p in perts if p[0] != "clean"]
@@ -390,9 +404,12 @@ class EpisodeSpec(BaseModel):
     guard_config: dict[str, Any] = Field(default_factory=dict)
     dump: DumpStyle = "all_windows"
     under: list[dict[str, dict[str, Any]]] = Field(default_factory=list)  # {name: overrides}, beneath `perturbation`
+    checkpoint: Optional[dict[str, Any]] = None  # start here (experiments.checkpoints.model.Checkpoint), not at the start
 
     @property
     def id(self) -> str:
+        if self.checkpoint is not None:
+            return f"{self.checkpoint['id']}__{self.agent.name}__{self.guard}__s{self.seed}r{self.repeat}"
         ov = ""
         if self.overrides:
             ov = "+" + hashlib.sha256(repr(sorted(self.overrides.items())).encode()).hexdigest()[:6]
@@ -405,7 +422,9 @@ class EpisodeSpec(BaseModel):
     @property
     def episode_seed(self) -> int:
         """Seed of the perturbation realisation: the same for every agent and guard mode,
-        so with/without-guard comparisons face the identical perturbed MDP."""
+        so with/without-guard comparisons face the identical perturbed MDP. A checkpoint keeps its source's."""
+        if self.checkpoint is not None:
+            return int(self.checkpoint["episode_seed"])
         key = f"{self.task_seed}:{self.task}:{self.instance}:{self.perturbation}:{self.seed}:{self.repeat}"
         return int(hashlib.sha256(key.encode()).hexdigest(), 16) % (2**31)
 

@@ -118,6 +118,10 @@ def run_one(ep: EpisodeSpec, root: str, screenshots: str = "failures", width: in
         env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
         shown = with_dump_style(env, ep.dump)  # what the agent and the guard see; the verifier reads the device
         agent = _build(ep, task, device(), budget)
+        if ep.checkpoint is not None:  # start at a checkpoint: the prefix replayed, the agent primed (docs/checkpoints.md)
+            from experiments.checkpoints.resume import at_checkpoint
+
+            shown, agent, budget, record["checkpoint"] = at_checkpoint(ep.checkpoint, shown, agent, _jpeg)
         truth = _recorder(shown, task) if save_xml else None  # ground truth only for tuning data
 
         def keep(i: int, obs: Any) -> Optional[str]:

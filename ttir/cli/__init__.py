@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "report": "metrics, tables (report.md), plots and a trajectory viewer (viewer.html) for a run",
     "compare": "two runs' metrics side by side with deltas (compare.md)",
     "tune": "tune the diagnosers: labelled step datasets, precision/recall, threshold sweeps, prompt A/B",
+    "checkpoints": "first-error checkpoints of a run (AndroidFlux): agents resumed before, at and after the error",
 }
 
 EPILOG = """\

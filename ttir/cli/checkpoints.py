@@ -1,0 +1,100 @@
+"""``ttir checkpoints``: first-error checkpoints of a run, and their contexts as JSONL."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+DESCRIPTION = """\
+AndroidFlux-style recovery checkpoints (docs/checkpoints.md).
+
+  ttir checkpoints RUN_DIR --out CK_DIR [--positions t-3,t-1,t,t+1]
+      place the first error of every failed episode of RUN_DIR (a run on simulated phones) with its
+      class (stagnation, direction, execution) beside ttir's error category; build a checkpoint at
+      each position by replaying the recorded prefix under the episode's seeds; keep those whose
+      screen reproduces the recorded one (screenshot and dump hashes), count the rest. Writes
+      CK_DIR/checkpoints.jsonl, placements.jsonl, screens/ and summary.json.
+  ttir checkpoints prefs CK_DIR --out FILE.jsonl [--repeats 2] [--margin 2]
+      recovery-action preferences at t: candidate next actions (the source agent's own, the rules
+      guard's recovery, the oracle's and the reference plan-follower's) each rolled out by a fixed panel
+      (oracle, reference, the source agent with seeds 0..repeats-1); pairs whose success counts differ
+      by --margin or more, as JSONL; prints how often the guard's recovery is the preferred action.
+  ttir checkpoints export CK_DIR --out FILE.jsonl [--run RUN_DIR]
+      the checkpoint contexts (state summary, history, candidate actions, and the outcomes of a run
+      started `from_checkpoints: CK_DIR`) as JSONL.
+
+Then run agents from the checkpoints: a spec with `from_checkpoints: CK_DIR` (`ttir run`), and
+`ttir report` adds the "Recovery from checkpoints" section.
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    p = sub.add_parser(name, help=help_text, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("args", nargs="+", metavar="RUN_DIR | prefs CK_DIR | export CK_DIR", help="a run folder, or: prefs CK_DIR, or: export CK_DIR")
+    p.add_argument("--out", type=Path, required=True, help="the checkpoint folder (build) or the JSONL file (export)")
+    p.add_argument("--positions", default="t-3,t-1,t,t+1", help="checkpoint positions around the first error t "
+                                                                "(default t-3,t-1,t,t+1)")
+    p.add_argument("--run", type=Path, default=None, help="export: a run started from_checkpoints (its outcomes)")
+    p.add_argument("--repeats", type=int, default=2, help="prefs: seeds of the source agent in the panel (default 2)")
+    p.add_argument("--margin", type=int, default=2, help="prefs: least difference in panel successes for a pair (default 2)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    words = list(args.args)
+    if words[0] == "export":
+        if len(words) != 2:
+            print("ttir checkpoints export: expected one CK_DIR, e.g. ttir checkpoints export ck --out ck.jsonl",
+                  file=sys.stderr)
+            return 2
+        from experiments.checkpoints.export import write_jsonl
+
+        n = write_jsonl(words[1], args.out, args.run)
+        print(f"{n} checkpoint contexts -> {args.out}")
+        return 0
+    if words[0] == "prefs":
+        if len(words) != 2 or args.repeats < 1 or args.margin < 1:
+            print("ttir checkpoints prefs: expected one CK_DIR and --repeats/--margin >= 1, e.g. "
+                  "ttir checkpoints prefs ck --out prefs.jsonl", file=sys.stderr)
+            return 2
+        from experiments.checkpoints.prefs import preferences
+
+        s = preferences(words[1], args.out, repeats=args.repeats, margin=args.margin)
+        agree = "–" if s.guard_agreement is None else f"{100 * s.guard_agreement:.1f}%"
+        print(f"{s.checkpoints} checkpoints at t, {s.candidates} candidate actions, {s.rollouts} rollouts "
+              f"(panel {', '.join(s.panel)}): {s.pairs} preference pairs (margin >= {args.margin}) -> {args.out}")
+        print(f"the guard acted at {s.guard_acted} of {s.checkpoints} checkpoints; its recovery is the preferred action "
+              f"in {s.guard_preferred} of {s.guard_pairs} pairs it is part of ({agree}); it has the most successes "
+              f"(ties included) at {s.guard_top} of {s.checkpoints} checkpoints")
+        return 0
+    if len(words) != 1:
+        print(f"ttir checkpoints: expected one RUN_DIR, got {words}; e.g. ttir checkpoints runs/x --out ck",
+              file=sys.stderr)
+        return 2
+    run_dir = Path(words[0])
+    if not (run_dir / "episodes.jsonl").exists():
+        print(f"ttir checkpoints: {run_dir} holds no episodes.jsonl; pass a folder written by `ttir run`", file=sys.stderr)
+        return 2
+    from experiments.checkpoints.build import build, parse_position
+
+    positions = tuple(p.strip() for p in args.positions.split(",") if p.strip())
+    try:
+        for p in positions:
+            parse_position(p)
+    except ValueError as exc:
+        print(f"ttir checkpoints: --positions={args.positions!r}: {exc}", file=sys.stderr)
+        return 2
+    s = build(run_dir, args.out, positions)
+    rate = s.reproduced_rate
+    print(f"{s.failed_episodes} failed episodes: {s.placed} first errors placed "
+          f"({', '.join(f'{k} {v}' for k, v in sorted(s.classes.items())) or 'none'}), {s.unplaced} unplaced"
+          + (f" ({'; '.join(f'{k}: {v}' for k, v in s.unplaced_reasons.items())})" if s.unplaced_reasons else ""))
+    for label, c in s.by_position.items():
+        print(f"  {label:>4}: {c.admitted} admitted ({c.not_admitted} not: prefix outside the episode), "
+              f"{c.reproduced} reproduced, {c.not_reproduced} dropped (screen differs), {c.unverifiable} unverifiable")
+    print(f"{s.checkpoints} checkpoints -> {args.out}"
+          + (f" ({100 * rate:.1f}% of those replayed reproduce the recorded screen)" if rate is not None else ""))
+    return 0
