@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from perturb.base import Params, Perturbation
 from perturb.timing import Persistence, Timing
-from ttir.core.errors import unknown_name
+from ttir.core.errors import did_you_mean, unknown_name
 
 SECTIONS = ("magnitude", "timing", "persistence")
 
@@ -107,7 +107,10 @@ def make(name: str, **overrides: Any) -> Perturbation:
         elif key in flat:
             raise ValueError(f"{name}: parameter {key!r} is ambiguous; use one of {', '.join(flat[key])}")
         else:
-            raise ValueError(f"{name}: unknown parameter {key!r}; valid parameters: {', '.join(sorted(valid))}")
+            hint = did_you_mean(str(key), [*flat, *valid])
+            listing = (f" (`ttir perturbations` lists each one's parameters)" if hint
+                       else f"; valid parameters: {', '.join(sorted(valid))}")  # the suggestion, not a wall of names
+            raise ValueError(f"{name}: unknown parameter {key!r}{hint}{listing}")
         section, field_name = dotted.split(".", 1)
         sections[section][field_name] = value
     cls = prof.cls

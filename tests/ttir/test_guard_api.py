@@ -43,7 +43,7 @@ def test_guard_accepts_plain_callables_and_yaml_config(tmp_path):
 def test_bad_config_names_file_key_and_value(tmp_path):
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("stuck_loop:\n  window: 1\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"bad.yaml: stuck_loop.window.*got 1"):
+    with pytest.raises(ValueError, match=r"bad.yaml:2: stuck_loop.window.*got 1"):
         TTIRConfig.from_yaml(cfg)
     with pytest.raises(ValueError, match="unknown config key"):
         TTIRConfig().override({"stuck_loop.windw": 3})
