@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
+import typing
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
@@ -59,6 +60,11 @@ class AgentSpec(BaseModel):
     @classmethod
     def _safe(cls, v: str) -> str:
         return _safe_name("agent name", v)
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _kind_any_case(cls, v: Any) -> Any:
+        return v.lower() if isinstance(v, str) and v.lower() in typing.get_args(AgentKind) else v  # Planner is planner
 
     @model_validator(mode="after")
     def _factory_for_python(self) -> "AgentSpec":

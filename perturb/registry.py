@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from perturb.base import Params, Perturbation
 from perturb.timing import Persistence, Timing
-from ttir.core.errors import did_you_mean, unknown_name
+from ttir.core.errors import did_you_mean, resolve_name
 
 SECTIONS = ("magnitude", "timing", "persistence")
 
@@ -91,8 +91,7 @@ def names(component: Optional[str] = None) -> list[str]:
 
 def make(name: str, **overrides: Any) -> Perturbation:
     """Build perturbation ``name`` with the profile's defaults and ``overrides``."""
-    if name not in REGISTRY:
-        raise unknown_name("perturbation", name, REGISTRY)
+    name = resolve_name("perturbation", name, REGISTRY, see="ttir perturbations")  # case-insensitive
     prof = REGISTRY[name]
     sections = {s: dict(prof.defaults.get(s, {})) for s in SECTIONS}
     valid = prof.param_names()

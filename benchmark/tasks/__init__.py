@@ -9,7 +9,7 @@ import importlib
 import pkgutil
 
 from benchmark.tasks.base import TASKS, Task, instance_seed
-from ttir.core.errors import unknown_name
+from ttir.core.errors import resolve_name
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if not _info.name.startswith("_") and _info.name != "base":
@@ -17,10 +17,9 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
 
 
 def make_task(name: str, seed: int = 0, i: int = 0) -> Task:
-    """Instantiate task ``name`` with AndroidWorld's instance seeding."""
-    if name not in TASKS:
-        raise unknown_name("task", name, TASKS)
-    return TASKS[name].create(seed=seed, i=i)
+    """Instantiate task ``name`` (exact, or the one task of that name ignoring case) with
+    AndroidWorld's instance seeding."""
+    return TASKS[resolve_name("task", name, TASKS, see="ttir tasks")].create(seed=seed, i=i)
 
 
 def task_names() -> list[str]:
