@@ -46,3 +46,47 @@ def test_report_of_a_missing_folder_says_it_does_not_exist(tmp_path, capsys):
     empty.mkdir()
     assert main(["report", str(empty)]) == 2
     assert "has no episodes.jsonl" in capsys.readouterr().err
+
+
+def _guarded_run():
+    from tests.support.metrics_support import run_of
+
+    perturbed = {"perturbation": "p", "component": "state"}
+    return run_of([rec(task="A"), rec(task="A", guard="rules"),
+                   rec(task="A", success=False, **perturbed), rec(task="A", guard="rules", **perturbed),
+                   rec(task="B", success=False, **perturbed), rec(task="B", guard="rules", success=False, **perturbed),
+                   rec(task="B"), rec(task="B", guard="rules")])
+
+
+def test_the_summary_says_episodes_success_and_guard_effect_in_three_lines():
+    from experiments.report import compute_metrics
+    from experiments.reports.summary import summary_lines
+
+    episodes, success, guard = summary_lines(compute_metrics(_guarded_run()))
+    assert episodes.startswith("Episodes: 8 ") and "2 guard mode(s)" in episodes
+    assert "guard off: clean 100.0 % (2/2), perturbed 0.0 % (0/2)" in success
+    assert "guard rules: clean 100.0 % (2/2), perturbed 50.0 % (1/2)" in success
+    assert "perturbed 2 → 1 (-50 %) with guard rules" in guard
+
+
+def test_a_run_without_guard_off_says_the_effect_was_not_measured():
+    from tests.support.metrics_support import run_of
+
+    from experiments.report import compute_metrics
+    from experiments.reports.summary import summary_lines
+
+    lines = summary_lines(compute_metrics(run_of([rec(task="A", guard="rules")])))
+    assert lines[2].startswith("Guard effect: not measured")
+
+
+def test_report_md_opens_with_the_summary(tmp_path):
+    from experiments.report import compute_metrics
+    from experiments.reports.markdown import render_report
+    from experiments.reports.summary import summary_lines
+
+    m = compute_metrics(_guarded_run())
+    md = render_report(m, plot_paths=[], out_dir=tmp_path)
+    head = md.splitlines()
+    assert head[0].startswith("# Report")
+    bullets = [line for line in head[1:6] if line.startswith("- **")]
+    assert [b[4:-2] for b in bullets] == summary_lines(m)
