@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.support.metrics_support import rec
 
 from experiments.reports.compare import NO_SHARED_SETTINGS
@@ -90,3 +92,55 @@ def test_report_md_opens_with_the_summary(tmp_path):
     assert head[0].startswith("# Report")
     bullets = [line for line in head[1:6] if line.startswith("- **")]
     assert [b[4:-2] for b in bullets] == summary_lines(m)
+
+
+def _figures(monkeypatch, tmp_path, m):
+    """The figures write_plots draws (kept open), by file stem."""
+    pytest.importorskip("matplotlib")
+    from experiments.reports import plots
+
+    drawn = []
+    monkeypatch.setattr(plots.plt, "close", lambda fig: drawn.append(fig))
+    paths = plots.write_plots(m, tmp_path)
+    return {p.stem: fig for p, fig in zip(paths, drawn)}
+
+
+def _bar_colours(fig) -> dict[str, str]:
+    from matplotlib.colors import to_hex
+
+    out = {}
+    for ax in fig.axes:
+        for container in ax.containers:
+            if getattr(container, "patches", None) and container.get_label():
+                out[container.get_label()] = to_hex(container.patches[0].get_facecolor())
+    return out
+
+
+def test_every_figure_gives_each_meaning_one_colour(monkeypatch, tmp_path):
+    from experiments.report import compute_metrics
+    from experiments.reports.palette import CLEAN, GUARD_OFF, GUARD_ON
+
+    figures = _figures(monkeypatch, tmp_path, compute_metrics(_guarded_run()))
+    assert set(figures) == {"fig4_failed_planner", "per_type_planner", "components_delta"}
+    colours = {stem: _bar_colours(fig) for stem, fig in figures.items()}
+    assert colours["fig4_failed_planner"] == {"guard off": GUARD_OFF.lower(), "guard rules": GUARD_ON.lower()}
+    assert colours["per_type_planner"] == {"clean (guard off)": CLEAN.lower(), "perturbed, guard off": GUARD_OFF.lower(),
+                                           "perturbed, guard rules": GUARD_ON.lower()}
+    assert {label.split(" · ")[1]: c for label, c in colours["components_delta"].items()} == {
+        "guard off": GUARD_OFF.lower(), "guard rules": GUARD_ON.lower()}
+
+
+def test_counts_get_whole_number_ticks_and_zero_bars_stay_visible(monkeypatch, tmp_path):
+    from matplotlib.colors import to_hex
+
+    from experiments.report import compute_metrics
+    from experiments.reports.palette import GUARD_OFF, GUARD_ON
+
+    fig = _figures(monkeypatch, tmp_path, compute_metrics(_guarded_run()))["fig4_failed_planner"]
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks), ticks
+    zero_marks = [line for line in ax.lines if list(line.get_ydata()) == [0, 0]]
+    # clean: 0 failed with and without the guard (perturbed: 2 and 1) — two zero bars, each marked in its colour
+    assert sorted(to_hex(line.get_color()) for line in zero_marks) == sorted([GUARD_OFF.lower(), GUARD_ON.lower()])
