@@ -129,3 +129,15 @@ def test_check_on_a_built_spec_lists_every_problem():
     with pytest.raises(ValueError) as info:
         spec.check(source="mine.yaml")
     assert str(info.value).count("mine.yaml: tasks.") == 2
+
+
+def test_a_name_in_another_case_is_suggested_exactly(tmp_path):
+    _, lines = _error(tmp_path, "name: x\ntasks: [contactsaddcontact]\nperturbations: [clean, POPUP_SECURITY]\n")
+    assert "did you mean 'ContactsAddContact'?" in lines[0] and "did you mean 'popup_security'?" in lines[1]
+
+
+def test_an_agent_kind_in_another_case_is_accepted(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text("name: x\ntasks: [SystemWifiTurnOn]\nperturbations: [clean]\nagents: [{name: a, kind: Planner}]\n",
+                    encoding="utf-8")
+    assert ExperimentSpec.from_yaml(path).agents[0].kind == "planner"

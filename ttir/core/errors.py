@@ -40,8 +40,10 @@ class ObservationTypeError(GuardUsageError, TypeError):
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """``"; did you mean 'x'?"`` for the closest known name, or ``""``."""
-    close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=0.6)
+    """``"; did you mean 'x'?"`` for the closest known name (the same name in another case first), or ``""``."""
+    known = list(known)
+    same = [k for k in known if str(k).casefold() == str(name).casefold()]
+    close = same or difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
