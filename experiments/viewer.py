@@ -6,8 +6,12 @@ are listed by task, then setting (perturbation, agent, guard); the page opens on
 failed episode (or, when none failed, the first one the guard recovered) at the step where
 its trouble began. Per step: the screenshot with the action drawn on it (scaled from
 screen pixels to the stored screenshot's size), the perturbation events, the guard's
-findings and recovery sessions; filters by task, perturbation, agent, guard, result, how
-the episode ended and error category.
+findings and recovery sessions, in words (``recovery session 1 closed: resolved``);
+filters by task, perturbation, agent, guard, result, how the episode ended and error
+category. Its header opens with the run's three-line summary (``reports.summary``) and
+links report.md; settings read as words (``rate_dialog (language: zh)``). Steps are counted
+as ``ttir demo`` and episodes.jsonl count them: an action on the phone is a step; the
+agent's closing declaration ends the episode and is not one.
 
 Screenshots are referenced by relative path (the run keeps them under ``episodes/<id>/``),
 or, with ``self_contained``, downscaled and embedded once each (identical frames of a

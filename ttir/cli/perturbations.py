@@ -14,7 +14,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "parameters (magnitude / timing / persistence). Override any parameter in a spec or with "
         "perturb.make(name, param=value); transitions take language (en, es, zh, de, a list, or any).",
     )
-    # spelled here so that `ttir --help` does not import perturb (0.18 s); the vocabulary test checks it is perturb.base.COMPONENTS
+    # spelled here so that parsing a command does not import perturb (0.18 s); the vocabulary test checks it is perturb.base.COMPONENTS
     p.add_argument("--component", choices=["state", "action", "transition"], help="only this component")
     p.add_argument("--params", action="store_true", help="also print every default parameter")
     p.set_defaults(func=run)
