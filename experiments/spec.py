@@ -210,6 +210,8 @@ class ExperimentSpec(BaseModel):
             # the keys that did validate are still checked (names, builds), so one pass finds every problem
             bad = {loc[0] for loc, _ in problems if loc}
             try:
+                if not isinstance(data, dict):
+                    raise exc
                 spec = cls.model_validate({k: v for k, v in data.items() if k not in bad})
             except ValidationError:
                 spec = None  # a cross-key rule failed too: what pydantic said is all there is to say

@@ -141,3 +141,9 @@ def test_an_agent_kind_in_another_case_is_accepted(tmp_path):
     path.write_text("name: x\ntasks: [SystemWifiTurnOn]\nperturbations: [clean]\nagents: [{name: a, kind: Planner}]\n",
                     encoding="utf-8")
     assert ExperimentSpec.from_yaml(path).agents[0].kind == "planner"
+
+
+@pytest.mark.parametrize("data", [None, [1], "tasks"])
+def test_a_spec_that_is_no_mapping_is_one_clear_line(data):
+    with pytest.raises(ValueError, match=r"spec: \(root\): Input should be a valid dictionary"):
+        ExperimentSpec.from_dict(data)  # type: ignore[arg-type]
