@@ -101,3 +101,24 @@ def test_the_side_by_side_image_has_captions_above_both_screens():
         caption = image.crop((x0, 0, x0 + width, head)).convert("L")
         assert caption.getextrema()[0] < 100  # dark text on the white band
         assert image.getpixel((x0 + 5, head + 5)) == (0, 0, 0)  # the screen starts below it
+
+
+def test_serve_adb_names_the_closest_perturbation_before_serving(capsys):
+    assert main(["serve-adb", "--perturb", "popup_permision"]) == 2
+    err = capsys.readouterr().err
+    assert "--perturb: unknown perturbation 'popup_permision'; did you mean 'popup_permission'?" in err
+    assert "see `ttir perturbations`" in err
+
+
+def test_serve_adb_takes_a_perturbation_in_any_case(monkeypatch):
+    from ttir.cli import serve_adb
+
+    seen = {}
+
+    def stop(task, perturbations, seed):  # the names reach the phone resolved; stop before serving
+        seen["perturbations"] = perturbations
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(serve_adb, "build_device", stop)
+    assert main(["serve-adb", "--perturb", "Popup_Permission"]) == 130
+    assert seen["perturbations"] == ["popup_permission"]
