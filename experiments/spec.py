@@ -260,8 +260,7 @@ class ExperimentSpec(BaseModel):
         if self.tasks != "all":
             for i, t in enumerate(self.tasks):
                 if t not in TASKS:
-                    out.append((("tasks", i), f"tasks.{i}: {unknown_name('task', t, TASKS, list_known=False)}"
-                                              "; see `ttir tasks`"))
+                    out.append((("tasks", i), f"tasks.{i}: {unknown_name('task', t, TASKS, see='ttir tasks')}"))
             if not self.tasks:
                 out.append((("tasks",), "tasks: the list is empty; name tasks or use 'all'"))
         self._perturbations(out)

@@ -107,7 +107,7 @@ def make(name: str, **overrides: Any) -> Perturbation:
             raise ValueError(f"{name}: parameter {key!r} is ambiguous; use one of {', '.join(flat[key])}")
         else:
             hint = did_you_mean(str(key), [*flat, *valid])
-            listing = (f" (`ttir perturbations --params` lists each one's parameters)" if hint
+            listing = (" (`ttir perturbations --params` lists each one's parameters)" if hint
                        else f"; valid parameters: {', '.join(sorted(valid))}")  # the suggestion, not a wall of names
             raise ValueError(f"{name}: unknown parameter {key!r}{hint}{listing}")
         section, field_name = dotted.split(".", 1)
