@@ -56,6 +56,48 @@ def build_agent(ep: EpisodeSpec, task: Any, *, guard: bool = True, screen_size: 
     return ttir.guard(agent, config=guard_config_for(ep.guard, ep.guard_config))
 
 
+def agent_params(kind: str) -> Optional[list[str]]:
+    """The ``params`` keys agent ``kind`` takes (``None``: any — a python agent's factory decides)."""
+    import inspect
+
+    if kind in ("planner", "oracle"):
+        from benchmark.agents import PlannerParams
+
+        return list(PlannerParams.model_fields)
+    if kind == "reference":
+        return []
+    if kind == "replay":
+        from benchmark.agents import ReplayAgent
+
+        target: Any = ReplayAgent.__init__
+        skip = {"self", "steps", "changed"}  # from_task records these itself
+    elif kind == "vlm":
+        from benchmark.agents.vlm import VLMAgent
+        from ttir.core.config import VLMConfig
+
+        names = [n for n in inspect.signature(VLMAgent.__init__).parameters if n not in ("self", "client", "vlm_settings")]
+        return names + list(VLMConfig.model_fields)  # the rest goes to the model endpoint's settings
+    else:
+        return None
+    return [n for n, p in inspect.signature(target).parameters.items()
+            if n not in skip and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def agent_param_problem(kind: str, params: dict[str, Any]) -> Optional[tuple[str, str]]:
+    """``(key, message)`` for the first key of ``params`` agent ``kind`` does not take, with the
+    closest valid one; ``None`` when every key is known (or the kind takes any)."""
+    from ttir.core.errors import did_you_mean
+
+    valid = agent_params(kind)
+    if valid is None:
+        return None
+    for key in params:
+        if key not in valid:
+            takes = f"valid: {', '.join(valid)}" if valid else f"kind {kind} takes no params"
+            return str(key), f"unknown parameter {str(key)!r}{did_you_mean(str(key), valid)}; {takes}"
+    return None
+
+
 def guard_config_for(mode: str, overrides: dict[str, Any]) -> Any:
     """The TTIRConfig of guard ``mode`` with a spec's dotted ``guard_config`` overrides."""
     from ttir.core.config import TTIRConfig

@@ -125,7 +125,7 @@ def write_report(run_dir: Path | str, out_dir: Optional[Path | str] = None, *, p
     if viewer:
         from experiments.viewer import write_viewer
 
-        viewer_path = write_viewer(run, metrics, out / VIEWER_HTML, self_contained=self_contained)
+        viewer_path = write_viewer(run, metrics, out / VIEWER_HTML, self_contained=self_contained, report=REPORT_MD)
         if self_contained:
             logger.info("{}: one self-contained file, {} (screenshots embedded)", viewer_path,
                         human_size(viewer_path.stat().st_size))

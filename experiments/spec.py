@@ -11,14 +11,16 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
+import typing
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from ttir.core.config import Tier
-from ttir.core.errors import did_you_mean
-from ttir.core.validation import error_lines, load_yaml_mapping, short_repr
+from ttir.core.errors import did_you_mean, unknown_name
+from ttir.core.validation import (LineMap, Loc, error_items, error_lines, load_yaml_mapping_lines, located,
+                                  short_repr)
 
 AgentKind = Literal["replay", "planner", "oracle", "reference", "vlm", "python"]
 DumpStyle = Literal["all_windows", "focused_window"]  # perturb.dump_style.DUMP_STYLES
@@ -58,6 +60,11 @@ class AgentSpec(BaseModel):
     @classmethod
     def _safe(cls, v: str) -> str:
         return _safe_name("agent name", v)
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _kind_any_case(cls, v: Any) -> Any:
+        return v.lower() if isinstance(v, str) and v.lower() in typing.get_args(AgentKind) else v  # Planner is planner
 
     @model_validator(mode="after")
     def _factory_for_python(self) -> "AgentSpec":
@@ -187,99 +194,135 @@ class ExperimentSpec(BaseModel):
     # -- loading ------------------------------------------------------------------------------
     @classmethod
     def from_yaml(cls, path: Union[str, Path]) -> "ExperimentSpec":
-        data = load_yaml_mapping(path, "spec", allow_empty=False)  # an empty spec is a mistake, not "run everything"
-        try:
-            spec = cls.model_validate(data)
-        except ValidationError as exc:
-            raise ValueError("invalid experiment spec:\n  " + "\n  ".join(error_lines(exc, str(path), cls))) from None
-        folder = Path(path).resolve().parent
-        for agent in spec.agents:  # a python agent's module is found beside its spec, wherever `ttir run` starts
-            if agent.kind == "python":
-                agent.path = str((folder / agent.path).resolve()) if agent.path else str(folder)
-        for ref in spec.guard_config.get("checks") or []:  # so is a user check's module
-            if isinstance(ref, dict):
-                ref["path"] = str((folder / ref["path"]).resolve()) if ref.get("path") else str(folder)
-        spec.check(source=str(path))
-        return spec
+        """The spec in the YAML file ``path``, validated and checked whole: every problem of the
+        file is reported at once, one ``path:LINE: key: message`` line each (``ValueError``)."""
+        data, lines = load_yaml_mapping_lines(path, "spec", allow_empty=False)  # empty is a mistake, not "run everything"
+        return cls._load(data, str(path), lines, Path(path).resolve().parent)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "spec") -> "ExperimentSpec":
         """A spec from a mapping (as from YAML), validated and checked like :meth:`from_yaml`."""
+        return cls._load(data, source, None, None)
+
+    @classmethod
+    def _load(cls, data: dict[str, Any], source: str, lines: Optional[LineMap],
+              folder: Optional[Path]) -> "ExperimentSpec":
+        problems: list[Problem] = []
         try:
-            spec = cls.model_validate(data)
+            spec: Optional[ExperimentSpec] = cls.model_validate(data)
         except ValidationError as exc:
-            raise ValueError("invalid experiment spec:\n  " + "\n  ".join(error_lines(exc, source, cls))) from None
-        spec.check(source=source)
+            problems += error_items(exc, cls)
+            # the keys that did validate are still checked (names, builds), so one pass finds every problem
+            bad = {loc[0] for loc, _ in problems if loc}
+            try:
+                if not isinstance(data, dict):
+                    raise exc
+                spec = cls.model_validate({k: v for k, v in data.items() if k not in bad})
+            except ValidationError:
+                spec = None  # a cross-key rule failed too: what pydantic said is all there is to say
+        if spec is not None:
+            if folder is not None:
+                spec._resolve_paths(folder)
+            problems += spec.problems()
+        if problems:
+            raise ValueError("invalid experiment spec:\n  " + "\n  ".join(
+                located(source, loc, text, lines) for loc, text in problems))
+        assert spec is not None
+        spec._checked = True
         return spec
+
+    def _resolve_paths(self, folder: Path) -> None:
+        for agent in self.agents:  # a python agent's module is found beside its spec, wherever `ttir run` starts
+            if agent.kind == "python":
+                agent.path = str((folder / agent.path).resolve()) if agent.path else str(folder)
+        for ref in self.guard_config.get("checks") or []:  # so is a user check's module
+            if isinstance(ref, dict):
+                ref["path"] = str((folder / ref["path"]).resolve()) if ref.get("path") else str(folder)
 
     def check(self, source: str = "spec") -> None:
         """Everything an episode would build, built once now: task and perturbation names,
         each perturbation with its overrides, each agent with its params, the guard config
-        of each guard mode. A bad parameter fails here, before any episode runs."""
+        of each guard mode. A bad parameter fails here, before any episode runs; the
+        ``ValueError`` lists every problem found, one line each."""
         if self._checked:
             return
-        self.check_names(source)
-        self.check_builds(source)
+        problems = self.problems()
+        if problems:
+            raise ValueError("invalid experiment spec:\n  " + "\n  ".join(located(source, loc, text) for loc, text in problems))
         self._checked = True
 
-    def check_names(self, source: str = "spec") -> None:
-        """Unknown task / perturbation names fail early, listing the valid ones."""
+    def problems(self) -> list[Problem]:
+        """Every name and build problem of this (validated) spec as ``(key path, message)``:
+        unknown tasks and perturbations, bad perturbation parameters, guard_config keys and
+        agent params — each with the closest valid name."""
+        return self.name_problems() + self.build_problems()
+
+    def name_problems(self) -> list[Problem]:
+        """Unknown task / perturbation names, each with the closest known one."""
         from benchmark.tasks import TASKS
 
+        out: list[Problem] = []
         if self.from_checkpoints is not None and not (Path(self.from_checkpoints) / "checkpoints.jsonl").is_file():
-            raise ValueError(f"{source}: from_checkpoints={short_repr(self.from_checkpoints)} holds no checkpoints.jsonl; "
-                             "build one with `ttir checkpoints RUN_DIR --out CK_DIR` (a relative path is read from "
-                             "the current directory)")
-
+            out.append((("from_checkpoints",), f"from_checkpoints: {short_repr(self.from_checkpoints)} holds no "
+                        "checkpoints.jsonl; build one with `ttir checkpoints RUN_DIR --out CK_DIR` (a relative path "
+                        "is read from the current directory)"))
         if self.tasks != "all":
-            bad = [t for t in self.tasks if t not in TASKS]
-            if bad:
-                hints = "".join(did_you_mean(b, TASKS).replace("; did you mean", f"; for {b!r} did you mean") for b in bad)
-                raise ValueError(f"{source}: tasks: unknown task(s) {', '.join(bad)}{hints}; "
-                                 f"known tasks: {', '.join(sorted(TASKS))}")
+            for i, t in enumerate(self.tasks):
+                if t not in TASKS:
+                    out.append((("tasks", i), f"tasks.{i}: {unknown_name('task', t, TASKS, see='ttir tasks')}"))
             if not self.tasks:
-                raise ValueError(f"{source}: tasks: the list is empty; name tasks or use 'all'")
-        self.perturbation_list()
-        self.under_list()
+                out.append((("tasks",), "tasks: the list is empty; name tasks or use 'all'"))
+        self._perturbations(out)
+        self._under(out)
+        return out
 
-    def check_builds(self, source: str = "spec") -> None:
-        from benchmark.tasks import make_task
-        from experiments.agents import build_agent, guard_config_for
+    def build_problems(self) -> list[Problem]:
+        """Each perturbation, guard mode and agent built once; what fails, as problems."""
+        from benchmark.tasks import TASKS, make_task
+        from experiments.agents import agent_param_problem, build_agent, guard_config_for
         from perturb import make
 
-        for name, overrides in self.perturbation_list():
-            if name != "clean":
+        out: list[Problem] = []
+        for key, items in (("perturbations", self._perturbations([])), ("under", self._under([]))):
+            for i, name, overrides in items:
+                if name == "clean":
+                    continue
                 try:
                     make(name, **overrides)
                 except (KeyError, TypeError, ValueError) as exc:
-                    raise ValueError(f"{source}: perturbations: {_message(exc)}") from None
-        for name, overrides in self.under_list():
-            try:
-                make(name, **overrides)
-            except (KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"{source}: under: {_message(exc)}") from None
+                    out.append(((key, i, name, *_bad_param(exc, overrides)), f"{key}.{i}: {_message(exc)}"))
         from ttir.guarded.checks import configured_checks
 
         for mode in [m for m in self.guard if m != "off"] or (["rules"] if self.guard_config else []):
             try:
                 configured_checks(guard_config_for(mode, self.guard_config))  # user checks imported and built now
             except (KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"{source}: guard_config: {_message(exc)}") from None
+                out.append((("guard_config", *_bad_param(exc, self.guard_config)), f"guard_config: {_message(exc)}"))
+                break  # the same overrides fail the same way under every mode
         from experiments.python_agents import FactoryError, check_agent
 
-        first = self.task_list()[0]
+        tasks = [t for t in self.task_list() if t in TASKS]
+        if not tasks:
+            return out
+        first = tasks[0]
         task = make_task(first, seed=self.task_seed, i=0)
         for i, agent in enumerate(self.agents):
+            where = f"agents[{i}] ({agent.name}, kind {agent.kind})"
+            unknown = agent_param_problem(agent.kind, agent.params)
+            if unknown is not None:
+                key, text = unknown
+                out.append((("agents", i, "params", key), f"{where}: params: {text}"))
+                continue
             try:
                 if agent.kind == "python":
                     check_agent(agent, task)  # imported, called and its result checked, now
                 else:
                     build_agent(EpisodeSpec(task=first, task_seed=self.task_seed, agent=agent), task, guard=False)
             except FactoryError as exc:
-                raise ValueError(f"{source}: agents[{i}] ({agent.name}, kind python): {exc}") from None
+                out.append((("agents", i), f"agents[{i}] ({agent.name}, kind python): {exc}"))
             except (KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"{source}: agents[{i}] ({agent.name}, kind {agent.kind}): params "
-                                 f"{short_repr(agent.params)}: {_message(exc)}") from None
+                out.append((("agents", i, "params"), f"{where}: params {short_repr(agent.params)}: {_message(exc)}"))
+        return out
 
     # -- expansion -------------------------------------------------------------------------------
     def task_list(self) -> list[str]:
@@ -289,63 +332,81 @@ class ExperimentSpec(BaseModel):
 
     def under_list(self) -> list[tuple[str, dict[str, Any]]]:
         """``under`` as (name, overrides), names checked."""
+        return [(name, ov) for _, name, ov in self._under(None)]
+
+    def _under(self, problems: Optional[list[Problem]]) -> list[tuple[int, str, dict[str, Any]]]:
+        """``under`` as (index, name, overrides); a bad entry is added to ``problems`` (raised when None)."""
         from perturb import REGISTRY
 
-        out: list[tuple[str, dict[str, Any]]] = []
-        for item in self.under:
+        out: list[tuple[int, str, dict[str, Any]]] = []
+        for i, item in enumerate(self.under):
             if isinstance(item, dict):
                 if len(item) != 1:
-                    raise ValueError(f"under: entry {short_repr(item)} must be a one-key mapping {{name: {{param: value}}}}")
+                    _problem(problems, ("under", i), f"under.{i}: entry {short_repr(item)} must be a one-key mapping "
+                                                     "{name: {param: value}}")
+                    continue
                 (name, ov), = item.items()
             else:
                 name, ov = item, {}
             if name not in REGISTRY:
-                raise ValueError(f"under: unknown perturbation {short_repr(name)}; known: {', '.join(REGISTRY)}")
-            out.append((name, dict(ov or {})))
+                _problem(problems, ("under", i), f"under.{i}: {_unknown_perturbation(name, REGISTRY)}")
+                continue
+            out.append((i, name, dict(ov or {})))
         return out
 
     def perturbation_list(self) -> list[tuple[str, dict[str, Any]]]:
         """(name, overrides) in spec order; 'clean' is ('clean', {})."""
+        return [(name, ov) for _, name, ov in self._perturbations(None)]
+
+    def _perturbations(self, problems: Optional[list[Problem]]) -> list[tuple[int, str, dict[str, Any]]]:
+        """(index of the spec entry, name, overrides), each setting once; a bad entry is added to
+        ``problems`` (raised when None)."""
         from perturb import ANDROIDREALITY, ANTRAP, REGISTRY
         from perturb.base import COMPONENTS
 
-        out: list[tuple[str, dict[str, Any]]] = []
+        out: list[tuple[int, str, dict[str, Any]]] = []
+        seen: list[tuple[str, dict[str, Any]]] = []
 
-        def add(name: str, ov: dict[str, Any]) -> None:
-            if (name, ov) not in out:  # the same perturbation may come with other overrides (another setting)
-                out.append((name, ov))
+        def add(i: int, name: str, ov: dict[str, Any]) -> None:
+            if (name, ov) not in seen:  # the same perturbation may come with other overrides (another setting)
+                seen.append((name, ov))
+                out.append((i, name, ov))
 
-        for item in self.perturbations:
+        for i, item in enumerate(self.perturbations):
             if isinstance(item, dict):
                 if len(item) != 1:
-                    raise ValueError(f"perturbations: entry {short_repr(item)} must be a one-key mapping {{name: {{param: value}}}}")
+                    _problem(problems, ("perturbations", i), f"perturbations.{i}: entry {short_repr(item)} must be "
+                                                             "a one-key mapping {name: {param: value}}")
+                    continue
                 (name, ov), = item.items()
                 if name not in REGISTRY:
-                    raise ValueError(f"perturbations: unknown perturbation {short_repr(name)}"
-                                     f"{did_you_mean(name, REGISTRY)}; known: {', '.join(REGISTRY)}")
-                add(name, dict(ov or {}))
+                    _problem(problems, ("perturbations", i, name),
+                             f"perturbations.{i}: {_unknown_perturbation(name, REGISTRY)}")
+                    continue
+                add(i, name, dict(ov or {}))
             elif item == "clean":
-                add("clean", {})
+                add(i, "clean", {})
             elif item in ("all", "androidreality"):
                 for n in ANDROIDREALITY:
-                    add(n, {})
+                    add(i, n, {})
                 if item == "all":
                     for n in ANTRAP:
-                        add(n, {})
+                        add(i, n, {})
             elif item == "antrap":
                 for n in ANTRAP:
-                    add(n, {})
+                    add(i, n, {})
             elif item in COMPONENTS:
                 for n in ANDROIDREALITY:
                     if REGISTRY[n].component == item:
-                        add(n, {})
+                        add(i, n, {})
             elif item in REGISTRY:
-                add(item, {})
+                add(i, item, {})
             else:
-                raise ValueError(f"perturbations: unknown entry {short_repr(item)}"
-                                 f"{did_you_mean(str(item), [*REGISTRY, *COMPONENTS, 'clean', 'all', 'androidreality', 'antrap'])}"
-                                 "; use 'clean', 'all', 'androidreality', 'antrap', "
-                                 f"a component ({', '.join(COMPONENTS)}) or one of: {', '.join(REGISTRY)}")
+                groups = [*COMPONENTS, "clean", "all", "androidreality", "antrap"]
+                _problem(problems, ("perturbations", i),
+                         f"perturbations.{i}: unknown entry {short_repr(item)}{did_you_mean(str(item), [*REGISTRY, *groups])}"
+                         f"; use 'clean', 'all', 'androidreality', 'antrap', a component ({', '.join(COMPONENTS)}) "
+                         "or a perturbation name (see `ttir perturbations`)")
         return out
 
     _checked: bool = PrivateAttr(False)
@@ -377,6 +438,28 @@ class ExperimentSpec(BaseModel):
                             guard_config=self.guard_config, dump=dump, under=under,
                         ))
         return out
+
+
+Problem = tuple[Loc, str]  # (key path in the spec, "key: message")
+
+
+def _problem(problems: Optional[list[Problem]], loc: Loc, text: str) -> None:
+    if problems is None:
+        raise ValueError(text)
+    problems.append((loc, text))
+
+
+def _unknown_perturbation(name: Any, known: Any) -> str:
+    return f"unknown perturbation {short_repr(name)}{did_you_mean(str(name), known)}; see `ttir perturbations`"
+
+
+def _bad_param(exc: BaseException, overrides: dict[str, Any]) -> tuple[str, ...]:
+    """The override key an error is about (for its line in the file), when the message names one."""
+    text = _message(exc)
+    for key in overrides:
+        if repr(str(key)) in text:
+            return (str(key),)
+    return ()
 
 
 def _message(exc: BaseException) -> str:

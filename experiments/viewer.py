@@ -6,8 +6,12 @@ are listed by task, then setting (perturbation, agent, guard); the page opens on
 failed episode (or, when none failed, the first one the guard recovered) at the step where
 its trouble began. Per step: the screenshot with the action drawn on it (scaled from
 screen pixels to the stored screenshot's size), the perturbation events, the guard's
-findings and recovery sessions; filters by task, perturbation, agent, guard, result, how
-the episode ended and error category.
+findings and recovery sessions, in words (``recovery session 1 closed: resolved``);
+filters by task, perturbation, agent, guard, result, how the episode ended and error
+category. Its header opens with the run's three-line summary (``reports.summary``) and
+links report.md; settings read as words (``rate_dialog (language: zh)``). Steps are counted
+as ``ttir demo`` and episodes.jsonl count them: an action on the phone is a step; the
+agent's closing declaration ends the episode and is not one.
 
 Screenshots are referenced by relative path (the run keeps them under ``episodes/<id>/``),
 or, with ``self_contained``, downscaled and embedded once each (identical frames of a
@@ -140,7 +144,7 @@ def episode_view(run: RunData, rec: Record, images: LinkedImages, category: Opti
     ok = succeeded(rec)
     return {
         "id": rec.id, "task": rec.task, "goal": rec.goal or traj.goal,
-        "perturbation": perturbation_label(rec), "component": rec.component, "layer": rec.layer,
+        "perturbation": setting_text(rec), "component": rec.component, "layer": rec.layer,
         "agent": rec.agent, "kind": rec.agent_kind, "guard": rec.guard, "seed": rec.seed,
         "repeat": rec.repeat, "status": rec.status, "success": ok, "verified": verified(rec),
         "termination": termination_of(rec), "fired": None if rec.is_clean else fired(rec),
@@ -155,6 +159,23 @@ def episode_view(run: RunData, rec: Record, images: LinkedImages, category: Opti
     }
 
 
+def setting_text(rec: Record) -> str:
+    """A perturbation setting in words: ``rate_dialog (language: zh; focused-window dump)``, not a
+    parameter dict (``rate_dialog{language=zh}@focused_window``)."""
+    parts = [f"{k}: {_value_text(rec.overrides[k])}" for k in sorted(rec.overrides or {})]
+    if rec.dump:
+        parts.append(f"{rec.dump.replace('_', '-')} dump")
+    return rec.perturbation + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def _value_text(v: Any) -> str:
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {_value_text(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return "/".join(_value_text(x) for x in v)
+    return str(v)
+
+
 def ordered_records(run: RunData) -> list[Record]:
     """Records grouped by task (in run order), then perturbation (clean first), agent, guard, seed, repeat."""
     recs = run.records
@@ -165,8 +186,12 @@ def ordered_records(run: RunData) -> list[Record]:
                                        agents.index(r.agent), guards.index(r.guard), r.instance, r.seed, r.repeat))
 
 
-def render_viewer(run: RunData, metrics: Optional["RunMetrics"], out_dir: Path, *, self_contained: bool = False) -> str:
+def render_viewer(run: RunData, metrics: Optional["RunMetrics"], out_dir: Path, *, self_contained: bool = False,
+                  report: Optional[str] = None) -> str:
+    """The viewer's HTML. ``report``: the report.md it links to from its header (a path relative
+    to ``out_dir``), or ``None``; with ``metrics`` the header opens with the run's three-line summary."""
     from experiments.metrics.attribution import CATEGORY_LABELS
+    from experiments.reports.summary import summary_lines
 
     attributions = {a.id: a for a in (metrics.attribution if metrics else [])}
     labels = {a.name: a.label for a in metrics.agents} if metrics else {}
@@ -176,7 +201,8 @@ def render_viewer(run: RunData, metrics: Optional["RunMetrics"], out_dir: Path, 
         a = attributions.get(r.id)
         episodes.append(episode_view(run, r, images, CATEGORY_LABELS[a.category] if a else None,
                                      a.step if a else None))
-    data = {"run": run.name, "agents": labels, "episodes": episodes, "images": images.table()}
+    data = {"run": run.name, "agents": labels, "episodes": episodes, "images": images.table(),
+            "summary": summary_lines(metrics) if metrics else [], "report": report}
     fills = {"{{title}}": escape(f"ttir run {run.name}"), "/*{{css}}*/": (TEMPLATES / "viewer.css").read_text("utf-8"),
              "/*{{js}}*/": (TEMPLATES / "viewer.js").read_text("utf-8"), "{{data}}": script_json(data)}
     html = (TEMPLATES / "viewer.html").read_text(encoding="utf-8")
@@ -184,7 +210,9 @@ def render_viewer(run: RunData, metrics: Optional["RunMetrics"], out_dir: Path, 
     return PLACEHOLDER.sub(lambda m: fills[m.group(0)], html)
 
 
-def write_viewer(run: RunData, metrics: Optional["RunMetrics"], path: Path, *, self_contained: bool = False) -> Path:
+def write_viewer(run: RunData, metrics: Optional["RunMetrics"], path: Path, *, self_contained: bool = False,
+                 report: Optional[str] = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_viewer(run, metrics, path.parent, self_contained=self_contained), encoding="utf-8")
+    path.write_text(render_viewer(run, metrics, path.parent, self_contained=self_contained, report=report),
+                    encoding="utf-8")
     return path

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from perturb.base import Params, Perturbation
 from perturb.timing import Persistence, Timing
-from ttir.core.errors import unknown_name
+from ttir.core.errors import did_you_mean, resolve_name
 
 SECTIONS = ("magnitude", "timing", "persistence")
 
@@ -106,7 +106,7 @@ def make(name: str, **overrides: Any) -> Perturbation:
     """Build perturbation ``name`` with the profile's defaults and ``overrides``.
 
     Args:
-        name: a registered perturbation (:func:`names` lists them), e.g. ``"popup_permission"``.
+        name: a registered perturbation, any case (:func:`names` lists them), e.g. ``"popup_permission"``.
         **overrides: parameters by dotted name (``timing.trigger_step=2``) or, when unambiguous,
             by their bare name (``trigger_step=2``).
 
@@ -118,8 +118,7 @@ def make(name: str, **overrides: Any) -> Perturbation:
             and ``ValueError``; the message suggests the closest).
         ValueError: an unknown, ambiguous or invalid parameter (the message lists the valid ones).
     """
-    if name not in REGISTRY:
-        raise unknown_name("perturbation", name, REGISTRY)
+    name = resolve_name("perturbation", name, REGISTRY, see="ttir perturbations")  # case-insensitive
     prof = REGISTRY[name]
     sections = {s: dict(prof.defaults.get(s, {})) for s in SECTIONS}
     valid = prof.param_names()
@@ -134,7 +133,10 @@ def make(name: str, **overrides: Any) -> Perturbation:
         elif key in flat:
             raise ValueError(f"{name}: parameter {key!r} is ambiguous; use one of {', '.join(flat[key])}")
         else:
-            raise ValueError(f"{name}: unknown parameter {key!r}; valid parameters: {', '.join(sorted(valid))}")
+            hint = did_you_mean(str(key), [*flat, *valid])
+            listing = (" (`ttir perturbations --params` lists each one's parameters)" if hint
+                       else f"; valid parameters: {', '.join(sorted(valid))}")  # the suggestion, not a wall of names
+            raise ValueError(f"{name}: unknown parameter {key!r}{hint}{listing}")
         section, field_name = dotted.split(".", 1)
         sections[section][field_name] = value
     cls = prof.cls

@@ -9,7 +9,7 @@ import importlib
 import pkgutil
 
 from benchmark.tasks.base import TASKS, Task, instance_seed
-from ttir.core.errors import unknown_name
+from ttir.core.errors import resolve_name
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if not _info.name.startswith("_") and _info.name != "base":
@@ -17,10 +17,11 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
 
 
 def make_task(name: str, seed: int = 0, i: int = 0) -> Task:
-    """Instantiate task ``name`` with AndroidWorld's instance seeding.
+    """Instantiate task ``name`` (exact, or the one task of that name ignoring case) with
+    AndroidWorld's instance seeding.
 
     Args:
-        name: the task's name, e.g. ``"SystemWifiTurnOn"`` (:func:`task_names` lists them).
+        name: the task's name (any case), e.g. ``"SystemWifiTurnOn"`` (:func:`task_names` lists them).
         seed: the suite seed.
         i: the instance number.
 
@@ -31,9 +32,7 @@ def make_task(name: str, seed: int = 0, i: int = 0) -> Task:
         ttir.core.errors.UnknownNameError: no task is called ``name`` (the message suggests the
             closest names; also a ``KeyError``).
     """
-    if name not in TASKS:
-        raise unknown_name("task", name, TASKS)
-    return TASKS[name].create(seed=seed, i=i)
+    return TASKS[resolve_name("task", name, TASKS, see="ttir tasks")].create(seed=seed, i=i)
 
 
 def task_names() -> list[str]:

@@ -136,6 +136,10 @@ class RunData:
         from experiments.store import EPISODES, RunStore
 
         root = Path(run_dir)
+        if not root.exists():
+            raise FileNotFoundError(f"run folder {str(root)!r} does not exist; expected a folder written by `ttir run`")
+        if not root.is_dir():
+            raise FileNotFoundError(f"run_dir={str(root)!r} is a file, not a folder; expected a folder written by `ttir run`")
         if not (root / EPISODES).exists():
             raise FileNotFoundError(f"run_dir={str(root)!r} has no {EPISODES}; expected a folder written by `ttir run`")
         records = RunStore(root).episode_records()

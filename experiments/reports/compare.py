@@ -19,6 +19,8 @@ from experiments.reports.words import load_text
 if TYPE_CHECKING:
     from experiments.report import RunMetrics
 
+NO_SHARED_SETTINGS = ("The two runs share no setting (agent, guard mode, perturbation): there is nothing to put "
+                      "side by side; `--all-rows` lists each run's own rows")
 Value = Optional[float]
 Flat = dict[tuple, dict[str, Value]]
 
@@ -145,6 +147,10 @@ def comparison(a: "RunMetrics", b: "RunMetrics", name_a: str = "A", name_b: str 
         lines.append(f"Matched without the guard mode: {name_a} ran guard {a.guards[0]}, {name_b} ran guard "
                      f"{b.guards[0]} (shown as `*`).\n")
     data: dict[str, Any] = {"a": name_a, "b": name_b, "matched_without_guard": drop, "sections": {}}
+    shared = sum(1 for section, *_ in SECTIONS for k in fa[section] if k in fb[section])
+    data["shared_settings"] = shared
+    if not shared:
+        lines.append(f"**{NO_SHARED_SETTINGS}**\n")
     for section, title, key_cols, metrics in SECTIONS:
         keys = list(dict.fromkeys(list(fa[section]) + list(fb[section])))
         only = [k for k in keys if (k in fa[section]) != (k in fb[section])]

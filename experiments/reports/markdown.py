@@ -279,7 +279,9 @@ def render_report(m: "RunMetrics", *, plot_paths: Optional[list[Path]], out_dir:
     text = _text()
     plots = plot_paths or []
     esc = markdown_text  # names come from the spec and the records: text, never markup
-    head = [f"# Report: {esc(m.run)}\n",
+    from experiments.reports.summary import summary_lines
+
+    head = [f"# Report: {esc(m.run)}\n", "".join(f"- **{esc(line)}**\n" for line in summary_lines(m)),
             f"Run directory: {esc(m.root)} — {m.episodes} episodes ({m.errors} raised), agents: "
             + ", ".join(esc(a.label) for a in m.agents) + f"; guard modes: {esc(', '.join(m.guards))}; "
             + f"perturbations: {esc(', '.join(m.perturbations))}.\n"]

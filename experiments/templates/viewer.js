@@ -48,6 +48,11 @@
     const recovered = eps.filter((e) => e.recovered).length;
     document.getElementById("title").textContent = "ttir run " + DATA.run + " — " + eps.length + " episodes, " +
       failed + " failed, " + recovered + " solved with the guard acting";
+    const summary = document.getElementById("summary");
+    (DATA.summary || []).forEach((line) => summary.appendChild(el("li", { text: line })));
+    if (DATA.report) {
+      summary.appendChild(el("li", {}, ["every table and plot: ", el("a", { href: DATA.report, text: DATA.report })]));
+    }
     document.querySelectorAll("#filters select").forEach((sel) => {
       const key = sel.dataset.key;
       const values = Array.from(new Set(eps.map((e) => valueOf(e, key))));
@@ -111,7 +116,7 @@
         : "perturbation never fired (not reached)");
     root.querySelector(".ep-meta").textContent = [
       "agent " + agentLabel(ep.agent), "guard " + ep.guard, "perturbation " + ep.perturbation +
-      " (" + ep.component + (ep.layer ? "/" + ep.layer : "") + ")", fired, "steps " + ep.steps_used + " / budget " + ep.budget,
+      " (" + ep.component + (ep.layer ? "/" + ep.layer : "") + ")", fired, ep.steps_used + " steps of a budget of " + ep.budget,
       "ended: " + ep.termination, ep.category ? "error category " + ep.category : null,
       ep.status === "error" ? "episode raised: " + (ep.error || "").trim().split("\n").pop() : null,
     ].filter(Boolean).join(" · ");
@@ -129,21 +134,53 @@
     return true;
   }
 
+  // values in words: {density_scale: 0.76} is "density scale 0.76", not a JSON dict
+  function words(v) {
+    if (v === null || v === undefined) return "";
+    if (Array.isArray(v)) return v.map(words).join(", ");
+    if (typeof v === "object") {
+      return Object.entries(v).filter(([, x]) => x !== null && x !== "").map(([k, x]) => k.replace(/_/g, " ") + " " + words(x)).join(", ");
+    }
+    return String(v);
+  }
+
   function eventItem(e) {
     const details = Object.entries(e.details || {}).filter(([, v]) => v !== null && v !== "")
-      .map(([k, v]) => k + "=" + (typeof v === "object" ? JSON.stringify(v) : v)).join(", ");
-    return el("li", {}, [el("span", { cls: "kind", text: e.event }), " · step " + e.step + " · " + e.perturbation +
-      (details ? " — " + details : "")]);
+      .map(([k, v]) => k.replace(/_/g, " ") + ": " + words(v)).join("; ");
+    return el("li", {}, [el("span", { cls: "kind", text: e.perturbation + " " + String(e.event).replace(/_/g, " ") }),
+      " at step " + e.step + (details ? " — " + details : "")]);
+  }
+
+  const OUTCOMES = { resolved: "resolved", budget_spent: "its step budget ran out", exhausted: "nothing left to try",
+    episode_end: "the episode ended first", error: "it failed", open: "still open" };
+
+  // one sentence per guard event (the step log's keys are for programs)
+  function guardText(g) {
+    const s = "recovery session " + (g.session === undefined ? "" : g.session + " ");
+    switch (g.type) {
+      case "session_opened": return [s + "opened", " by " + g.diagnoser + " (" + g.verdict + "): trying " +
+        String(g.strategy || "").replace(/_/g, " ") + (g.evidence && g.evidence.length ? " — " + g.evidence.join("; ") : "")];
+      case "recovery_step": return [s + "acts", ": " + (g.summary || shortLabel(g.action) || "(an action)")];
+      case "session_closed": return [s + "closed", ": " + (OUTCOMES[g.outcome] || g.outcome) +
+        (g.steps === undefined ? "" : " after " + g.steps + " recovery step" + (g.steps === 1 ? "" : "s"))];
+      case "recovery_unavailable": return ["no recovery", ": " + g.diagnoser + " found a problem, but " +
+        String(g.strategy || "its recovery").replace(/_/g, " ") + " had nothing to try"];
+      case "claim_blocked": return ["“done” blocked", ": the task does not look done" +
+        (g.evidence && g.evidence.length ? " — " + [].concat(g.evidence).join("; ") : "")];
+      case "diagnoser_error": return [g.diagnoser + " failed", ": " + g.error + " (the guard went on without it)"];
+      case "guard_error": return ["guard error", ": " + g.error + " (the agent's own action was kept)"];
+      default: return [String(g.type).replace(/_/g, " "), ": " + words(Object.fromEntries(
+        Object.entries(g).filter(([k]) => k !== "type" && k !== "step")))];
+    }
   }
 
   function guardItem(g) {
     if (g.type === "finding") {
       return el("li", { cls: "problem" }, [el("span", { cls: "kind", text: (g.claim ? "claim check: " : "") + g.diagnoser }),
-        " → " + g.verdict + " (" + g.tier + ", conf " + g.confidence + ")" + (g.evidence && g.evidence.length ? ": " + g.evidence.join("; ") : "")]);
+        " → " + g.verdict + " (" + g.tier + " tier, confidence " + g.confidence + ")" + (g.evidence && g.evidence.length ? ": " + g.evidence.join("; ") : "")]);
     }
-    const rest = Object.entries(g).filter(([k]) => k !== "type" && k !== "step")
-      .map(([k, v]) => k + "=" + (typeof v === "object" ? JSON.stringify(v) : v)).join(", ");
-    return el("li", { cls: "session" }, [el("span", { cls: "kind", text: g.type }), rest ? " — " + rest : ""]);
+    const [head, rest] = guardText(g);
+    return el("li", { cls: "session" }, [el("span", { cls: "kind", text: head }), rest]);
   }
 
   function renderSessions(body, sessions) {
@@ -183,7 +220,12 @@
     root.querySelector(".slider").value = String(i);
     const isFinal = i === n;
     const st = isFinal ? null : ep.steps[i];
-    root.querySelector(".step-label").textContent = isFinal ? "final screen" : "step " + i + " of " + n;
+    // counted as `ttir demo` and episodes.jsonl count: a step is an action on the phone, numbered from 0;
+    // the agent's closing declaration ends the episode and is not one
+    const closing = !isFinal && st.action && st.action.action_type === "status";
+    root.querySelector(".step-label").textContent = isFinal ? "final screen" :
+      (closing ? "end: the agent declares the task " + (st.action.goal_status || "done") + " after " + ep.steps_used + " steps"
+        : "step " + i + " (" + ep.steps_used + " steps in all)");
     const img = root.querySelector(".shot-img");
     const layer = root.querySelector(".shot-svg");
     const label = root.querySelector(".shot-label");

@@ -264,5 +264,5 @@ def test_a_python_agent_resumes_from_checkpoints_with_its_own_resume(source, tmp
 
 
 def test_from_checkpoints_names_a_folder_without_checkpoints(tmp_path):
-    with pytest.raises(ValueError, match=r"from_checkpoints=.*holds no checkpoints.jsonl; build one with `ttir checkpoints"):
+    with pytest.raises(ValueError, match=r"from_checkpoints: .*holds no checkpoints.jsonl; build one with `ttir checkpoints"):
         ExperimentSpec.from_dict({"name": "x", "from_checkpoints": str(tmp_path / "nowhere")})

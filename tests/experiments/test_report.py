@@ -219,7 +219,7 @@ def test_cli_report_and_compare(tiny_run, tmp_path, capsys):
     assert main(["compare", str(tiny_run), str(tiny_run), "--out", str(tmp_path / "c")]) == 0
     assert (tmp_path / "c" / "compare.md").is_file()
     assert main(["report", str(tmp_path / "missing")]) == 2
-    assert "episodes.jsonl" in capsys.readouterr().err
+    assert "does not exist" in capsys.readouterr().err
 
 
 def test_report_renders_runs_with_errors_and_without_pairs(tmp_path):

@@ -124,3 +124,55 @@ def test_a_hostile_data_island_cannot_end_the_viewer_script(run_dir, tmp_path):
     data = json.loads(island)
     assert {e["goal"] for e in data["episodes"]} == {HOSTILE}
     assert html.count("<script") == 2  # the data island and the viewer's own script, nothing injected
+
+
+READABLE = """(() => {
+  const img = document.querySelector('.shot-img'), frame = document.querySelector('.shot-frame');
+  const i = img.getBoundingClientRect(), f = frame.getBoundingClientRect();
+  return {width: i.width, height: i.height, natural: [img.naturalWidth, img.naturalHeight], frame: f.height};
+})()"""
+
+
+@pytest.mark.parametrize("width", [1280, 900])
+def test_the_phone_is_shown_whole_at_a_readable_size(chromium_binary, run_dir, tmp_path, width):
+    viewer, _ = _viewer(run_dir, tmp_path, False)
+    with Chromium(chromium_binary) as browser:
+        browser.open(file_url(viewer), width, 900)
+        shot = browser.evaluate(READABLE)
+        assert shot["width"] >= 360, shot  # the run keeps 360-px screenshots: never shrunk below that
+        ratio = shot["natural"][1] / shot["natural"][0]
+        assert abs(shot["height"] - shot["width"] * ratio) < 2, shot  # its whole height, not cut
+        assert shot["frame"] >= shot["height"] - 0.5, shot
+        layout = browser.evaluate(OVERLAPS)
+        assert layout["hits"] == [] and layout["cut"] == [], layout
+        assert browser.problems == [], browser.problems
+
+
+def test_the_header_summarises_the_run_and_links_the_report(chromium_binary, run_dir, tmp_path):
+    viewer, _ = _viewer(run_dir, tmp_path, False)
+    with Chromium(chromium_binary) as browser:
+        browser.open(file_url(viewer), WIDTH, 900)
+        lines = browser.evaluate("[...document.querySelectorAll('#summary li')].map((li) => li.textContent)")
+        assert [line.split(":")[0] for line in lines[:3]] == ["Episodes", "Success", "Guard effect"]
+        href = browser.evaluate("document.querySelector('#summary a').getAttribute('href')")
+        assert href == "report.md" and (viewer.parent / href).is_file()
+
+
+def test_guard_events_and_steps_read_as_words(chromium_binary, run_dir, tmp_path):
+    viewer, records = _viewer(run_dir, tmp_path, False)
+    acted = next(r for r in records if (r.get("guard_summary") or {}).get("sessions"))
+    with Chromium(chromium_binary) as browser:
+        browser.open(file_url(viewer) + "#" + acted["id"], WIDTH, 900)
+        texts = []
+        for _ in range(acted["steps"] + 2):
+            texts.append(browser.evaluate("document.querySelector('.step-label').textContent"))
+            texts += browser.evaluate("[...document.querySelectorAll('ul.guard li')].map((li) => li.textContent)")
+            browser.evaluate("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight'}))")
+        said = " | ".join(texts)
+        assert "recovery session 1 opened" in said and "recovery session 1 closed" in said, said
+        for raw in ("session=", "outcome=", "session_closed", "{"):
+            assert raw not in said, (raw, said)
+        assert f"({acted['steps']} steps in all)" in said
+        meta = browser.evaluate("document.querySelector('.ep-meta').textContent")
+        assert f"{acted['steps']} steps of a budget of" in meta
+        assert browser.problems == [], browser.problems

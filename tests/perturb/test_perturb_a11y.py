@@ -124,7 +124,7 @@ def test_a_spec_runs_its_grid_under_a_perturbation():
     assert all(ep.under == [{"a11y_tree_empty": {}}] and "+under-" in ep.id for ep in eps)
     plain = ExperimentSpec(tasks=["SystemWifiTurnOn"], perturbations=["clean"])
     assert "+under-" not in plain.episodes()[0].id  # the ids of runs without `under` are unchanged
-    with pytest.raises(ValueError, match=r"under: unknown perturbation 'tree_gone'"):
+    with pytest.raises(ValueError, match=r"under.0: unknown perturbation 'tree_gone'"):
         ExperimentSpec(tasks=["SystemWifiTurnOn"], under=["tree_gone"]).check()
 
 

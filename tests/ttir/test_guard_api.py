@@ -43,7 +43,7 @@ def test_guard_accepts_plain_callables_and_yaml_config(tmp_path):
 def test_bad_config_names_file_key_and_value(tmp_path):
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("stuck_loop:\n  window: 1\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"bad.yaml: stuck_loop.window.*got 1"):
+    with pytest.raises(ValueError, match=r"bad.yaml:2: stuck_loop.window.*got 1"):
         TTIRConfig.from_yaml(cfg)
     with pytest.raises(ValueError, match="unknown config key"):
         TTIRConfig().override({"stuck_loop.windw": 3})
@@ -157,3 +157,14 @@ def test_an_async_guard_books_every_model_call(mode, vlm_server):
     assert async_calls == sync_calls and (async_calls > 0) == (mode == "vlm")
     assert async_agent.report.model_calls == sync_agent.report.model_calls == async_calls
     assert async_agent.report.usage[-1].prompt_tokens == sync_agent.report.usage[-1].prompt_tokens
+
+
+def test_the_guard_summary_rounds_its_rates_and_times():
+    from ttir.guarded.report import GuardReport, StepUsage
+
+    report = GuardReport(steps=3, usage=[StepUsage(step=i, guard_ms=ms, model_calls=1)
+                                         for i, ms in enumerate([12.955924000380037, 3.0, 40.1])])
+    summary = report.summary()
+    assert summary["guard_ms_median"] == 12.96 and summary["model_calls_per_step"] == 1.0
+    assert GuardReport(steps=3, usage=[StepUsage(step=0, model_calls=1)]).summary()["model_calls_per_step"] == 0.333
+    assert report.usage[0].guard_ms == 12.955924000380037  # the exact figure stays in the usage

@@ -12,50 +12,100 @@ from typing import Any, Optional, Sequence
 from ttir.core.errors import TTIRError
 
 
-# module name -> one-line help, in the order `ttir --help` shows them
-COMMANDS: dict[str, str] = {
-    "tasks": "list the benchmark tasks",
-    "demo": "solve a task with its reference solution on the simulated phone, saving screenshots and XML",
-    "doctor": "check that a real phone or emulator (adb) is ready, or (--vlm) that a model endpoint is",
-    "serve-model": "serve the offline model of the local-model extra (SmolLM2-135M, llama.cpp) on 127.0.0.1",
-    "serve-adb": "serve simulated phones as real adb devices (a task and a perturbation on them) for adb-driven agents",
-    "watch": "keep a phone clear of interruptions while anything else drives it (an agent, a test suite, a person)",
-    "perturbations": "list the perturbations (AndroidReality + AnTrap) with their defaults",
-    "show": "see what the agent sees: a task step clean vs under a perturbation",
-    "run": "run an experiment spec (clean vs perturbed, guard off vs on), resumable",
-    "report": "metrics, tables (report.md), plots and a trajectory viewer (viewer.html) for a run",
-    "compare": "two runs' metrics side by side with deltas (compare.md)",
-    "tune": "tune the diagnosers: labelled step datasets, precision/recall, threshold sweeps, prompt A/B",
-    "checkpoints": "first-error checkpoints of a run (AndroidFlux): agents resumed before, at and after the error",
+# group -> command (module name, '-' for '_') -> one-line help, in the order `ttir --help` shows them.
+# A new command is one line in its group.
+COMMANDS: dict[str, dict[str, str]] = {
+    "run": {
+        "demo": "solve a task with its reference solution on the simulated phone, saving screenshots and XML",
+        "run": "run an experiment spec (clean vs perturbed, guard off vs on), resumable",
+        "checkpoints": "first-error checkpoints of a run (AndroidFlux): agents resumed before, at and after the error",
+    },
+    "inspect": {
+        "tasks": "list the benchmark tasks",
+        "perturbations": "list the perturbations ({perturbation_counts}) with their defaults",
+        "show": "see what the agent sees: a task step, clean or under a perturbation (side by side)",
+        "report": "metrics, tables (report.md), plots and a trajectory viewer (viewer.html) for a run",
+        "compare": "two runs' metrics side by side with deltas (compare.md)",
+    },
+    "phones": {
+        "doctor": "check that a real phone or emulator (adb) is ready, or (--vlm) that a model endpoint is",
+        "serve-adb": "serve simulated phones as real adb devices (a task and a perturbation on them) for adb-driven agents",
+        "watch": "keep a phone clear of interruptions while anything else drives it (an agent, a test suite, a person)",
+        "serve-model": "serve the offline model of the local-model extra (SmolLM2-135M, llama.cpp) on 127.0.0.1",
+    },
+    "tune": {
+        "tune": "tune the diagnosers: labelled step datasets, precision/recall, threshold sweeps, prompt A/B",
+    },
 }
+GROUP_TITLES = {"run": "run experiments", "inspect": "inspect tasks, perturbations and runs",
+                "phones": "phones and models", "tune": "tune the guard"}
 
 EPILOG = """\
 quick start:
   ttir demo ContactsAddContact        solve one task on the simulated phone
   ttir tasks                          what tasks exist
 
-Every command has its own --help. Logs go to stderr; set TTIR_LOG=DEBUG for more.
+Every command has its own help: ttir help COMMAND (or ttir COMMAND --help). Logs go to stderr; set
+TTIR_LOG=DEBUG for more.
 """
 
 
+def perturbation_counts() -> str:
+    """``24 AndroidReality, 10 AnTrap, 6 beyond the paper``, counted from the perturbation registry."""
+    from perturb import ANDROIDREALITY, ANTRAP, EXTENSIONS
+
+    return f"{len(ANDROIDREALITY)} AndroidReality, {len(ANTRAP)} AnTrap, {len(EXTENSIONS)} beyond the paper"
+
+
+def command_help() -> dict[str, dict[str, str]]:
+    """:data:`COMMANDS` with the figures filled in (only ``ttir --help`` pays for the registry import)."""
+    fill = {"perturbation_counts": perturbation_counts()}
+    return {g: {n: t.format(**fill) for n, t in cmds.items()} for g, cmds in COMMANDS.items()}
+
+
+class _TopParser(argparse.ArgumentParser):
+    """``ttir``'s parser: its help lists the commands by group."""
+
+    def format_help(self) -> str:
+        from ttir.cli.helptext import command_listing, wrap_paragraphs, help_width
+
+        width = help_width()
+        return "\n".join([self.format_usage().rstrip(), "", wrap_paragraphs(self.description or "", width), "",
+                          command_listing(command_help(), GROUP_TITLES, width), "",
+                          "options:", "  -h, --help   show this help and exit", "  --version    the version", "",
+                          wrap_paragraphs(EPILOG, width)])
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from ttir.cli.helptext import WrappedHelpFormatter
+
+    parser = _TopParser(
         prog="ttir",
+        usage="ttir [-h] [--version] COMMAND ...",
         description="Keep mobile GUI agents on track: a simulated Android phone, realistic perturbations "
         "and a diagnose-then-recover guard (Test-Time Introspective Recovery).",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=WrappedHelpFormatter,
     )
     parser.add_argument("--version", action="version", version="ttir 0.1.0")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, help_text in COMMANDS.items():
-        try:
-            mod = importlib.import_module(f"ttir.cli.{name.replace('-', '_')}")
-        except ImportError as exc:  # one broken command must not take the whole CLI down
-            _unavailable(sub, name, help_text, exc)
-            continue
-        mod.register(sub, name, help_text)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_SubParser, prog="ttir")
+    for commands in COMMANDS.values():
+        for name, help_text in commands.items():
+            try:
+                mod = importlib.import_module(f"ttir.cli.{name.replace('-', '_')}")
+            except ImportError as exc:  # one broken command must not take the whole CLI down
+                _unavailable(sub, name, help_text, exc)
+                continue
+            mod.register(sub, name, help_text)
     return parser
+
+
+class _SubParser(argparse.ArgumentParser):
+    """A command's parser: its help wrapped to the terminal (whatever formatter the command asked for)."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        from ttir.cli.helptext import WrappedHelpFormatter
+
+        return WrappedHelpFormatter(prog=self.prog)
 
 
 def _unavailable(sub: Any, name: str, help_text: str, exc: Exception) -> None:
@@ -75,6 +125,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     enable_logging(os.environ.get("TTIR_LOG", "INFO"))
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["help"]:  # `ttir help CMD [SUB]` is `ttir CMD [SUB] --help`
+        argv = [*argv[1:], "--help"]
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()

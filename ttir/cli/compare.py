@@ -39,8 +39,17 @@ def register(sub: Any, name: str, help_text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from experiments.reports.compare import write_comparison
 
+    import json
+    import sys
+
+    from experiments.reports.compare import NO_SHARED_SETTINGS
+
     out = args.out or args.run_b / f"compare_{args.run_a.resolve().name}"
-    for p in write_comparison(args.run_a, args.run_b, out, name_a=args.name_a, name_b=args.name_b,
-                                all_rows=args.all_rows):
+    paths = write_comparison(args.run_a, args.run_b, out, name_a=args.name_a, name_b=args.name_b,
+                             all_rows=args.all_rows)
+    for p in paths:
         print(p)
+    data = json.loads(next(p for p in paths if p.suffix == ".json").read_text(encoding="utf-8"))
+    if not data.get("shared_settings"):  # unrelated runs: say so instead of a silent empty table
+        print(f"ttir compare: warning: {NO_SHARED_SETTINGS}", file=sys.stderr)
     return 0

@@ -37,10 +37,14 @@ def run(args: argparse.Namespace) -> int:
     device = SimDevice()
     print(f"task: {task.name}\ngoal: {task.goal}")
     result = run_episode(device, task, ReferenceAgent(task.reference_solution()), on_observation=save)
+    # one counting everywhere (this output, episodes.jsonl, the viewer): a step is an action on the
+    # phone; the agent's closing declaration ("complete") ends the episode and is not one
     for s in result.trajectory:
-        print(f"  step {s.index:>2}: {s.agent_step.get('summary', '')}")
-    final = device.observe()
-    save(len(result.trajectory), final)
+        action = s.agent_step.get("action") or {}
+        label = "end" if action.get("action_type") == "status" else f"step {s.index:>2}"
+        print(f"  {label:>7}: {s.agent_step.get('summary', '')}")
+    if result.termination not in ("done", "infeasible"):  # no closing declaration: keep the last screen too
+        save(len(result.trajectory), device.observe())
     print(f"{'SUCCESS' if result.success else 'FAILED'} in {result.steps} steps (verified from app state)")
     print(f"screenshots and XML dumps: {out.resolve()}")
     return 0 if result.success else 1

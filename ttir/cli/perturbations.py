@@ -9,12 +9,12 @@ from typing import Any
 def register(sub: Any, name: str, help_text: str) -> None:
     p = sub.add_parser(
         name, help=help_text,
-        description="List the 24 AndroidReality perturbations, the 10 AnTrap traps and those beyond the paper: "
+        description="List every perturbation — AndroidReality's, AnTrap's traps and those beyond the paper: "
         "component (state / transition / action, plus the AnTrap STAR layer), what each does, and its default "
         "parameters (magnitude / timing / persistence). Override any parameter in a spec or with "
         "perturb.make(name, param=value); transitions take language (en, es, zh, de, a list, or any).",
     )
-    # spelled here so that `ttir --help` does not import perturb (0.18 s); the vocabulary test checks it is perturb.base.COMPONENTS
+    # spelled here so that parsing a command does not import perturb (0.18 s); the vocabulary test checks it is perturb.base.COMPONENTS
     p.add_argument("--component", choices=["state", "action", "transition"], help="only this component")
     p.add_argument("--params", action="store_true", help="also print every default parameter")
     p.set_defaults(func=run)

@@ -22,8 +22,8 @@ Compute the metrics of a run written by `ttir run` and write, into RUN_DIR (or -
                 to the paper's four error categories.
   metrics.json  the same numbers, machine-readable (also what `ttir compare` uses).
   *.png         plots, guard off and on in the same chart (fig4_failed_<agent>.png,
-                per_type_<agent>.png, components_delta.png) — needs matplotlib (pip install 'ttir[plots]');
-                without it the report says the plots were skipped.
+                per_type_<agent>.png, components_delta.png) — needs matplotlib
+                (pip install 'ttir[plots]'); without it the report says the plots were skipped.
   viewer.html   a trajectory viewer (opens offline, from disk), episodes grouped by task and
                 setting; it opens on the first failed episode (or the first one the guard
                 recovered) at the step its trouble began. Per step: the screenshot with the

@@ -99,10 +99,12 @@ def run(args: argparse.Namespace) -> int:
     task = make_task(args.task, seed=args.seed, i=args.instance) if args.task else None
     if args.perturb:
         from perturb import REGISTRY
+        from ttir.core.errors import UnknownNameError, resolve_name
 
-        unknown = [p for p in args.perturb if p not in REGISTRY]
-        if unknown:
-            raise ValueError(f"--perturb: unknown perturbation(s) {', '.join(unknown)}; see `ttir perturbations`")
+        try:  # a name in any case; an unknown one with the closest known one
+            args.perturb = [resolve_name("perturbation", p, REGISTRY, see="ttir perturbations") for p in args.perturb]
+        except UnknownNameError as exc:
+            raise ValueError(f"--perturb: {exc}") from None
     if not is_loopback(args.host):
         print(f"WARNING: --host {args.host} serves these phones to the network with no authentication: anyone who "
               "can reach this machine may run shell commands on them (file writes, settings) and start or stop "

@@ -17,7 +17,8 @@ OpenAI-compatible server, on 127.0.0.1 only. Nothing is downloaded. Install it o
 This command prints the three variables that point ttir at the server, then
 becomes the server (Ctrl-C stops it). In another shell:
 
-  export TTIR_VLM_BASE_URL=http://127.0.0.1:8088/v1 TTIR_VLM_MODEL=SmolLM2-135M-Instruct TTIR_VLM_API_KEY=EMPTY
+  export TTIR_VLM_BASE_URL=http://127.0.0.1:8088/v1 \\
+         TTIR_VLM_MODEL=SmolLM2-135M-Instruct TTIR_VLM_API_KEY=EMPTY
   ttir doctor --vlm                     is it up, does it take schemas and images?
 
 A 135M model is there to make every model path real offline (structured

@@ -1,4 +1,4 @@
-"""``ttir show TASK --perturb NAME [--step K]``: what the agent sees, clean vs perturbed."""
+"""``ttir show TASK [--perturb NAME] [--step K]``: what the agent sees, clean, or clean vs perturbed."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p = sub.add_parser(
         name, help=help_text,
         description="Run TASK's reference solution for K steps twice — on a clean simulated phone and under "
-        "perturbation NAME — and write both screenshots (and a side-by-side PNG, and the XML dumps) so a person "
-        "can see exactly what the agent sees.",
+        "perturbation NAME — and write both screenshots (and a side-by-side PNG with captions, and the XML dumps) "
+        "so a person can see exactly what the agent sees. Without --perturb: the clean screen after K steps "
+        "(default 0, the first screen).",
     )
     p.add_argument("task", help="task name (see `ttir tasks`)")
-    p.add_argument("--perturb", required=True, metavar="NAME", help="perturbation name (see `ttir perturbations`)")
+    p.add_argument("--perturb", default=None, metavar="NAME",
+                   help="perturbation name (see `ttir perturbations`); without it, only the clean screen")
     p.add_argument("--step", type=int, default=None, metavar="K",
                    help="show the observation after K actions (default: the first step at which the perturbation "
                         "took effect). When it has not fired by then, only clean.png is written and the command "
@@ -40,7 +42,6 @@ def _overrides(items: list[str]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from PIL import Image
 
     import perturb
     from benchmark import SimDevice, make_task
@@ -49,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
     from ttir.cli.tasks import one_line
 
     task = make_task(args.task)
+    if args.perturb is None:
+        if args.set:
+            raise ValueError("--set overrides a perturbation's parameter: name one with --perturb NAME")
+        return _clean_only(task, args)
     pert = perturb.make(args.perturb, **_overrides(args.set))
     out: Path = args.out or Path("show_out") / f"{task.name}-{pert.name}"
     out.mkdir(parents=True, exist_ok=True)
@@ -87,10 +92,8 @@ def run(args: argparse.Namespace) -> int:
             obs_p.screenshot.save(out / "perturbed.png")
             (out / "perturbed.xml").write_text(obs_p.xml or obs_p.to_xml(), encoding="utf-8")
             a, b = obs_c.screenshot, obs_p.screenshot
-            side = Image.new("RGB", (a.width + b.width + 24, max(a.height, b.height)), (255, 255, 255))
-            side.paste(a, (0, 0))
-            side.paste(b, (a.width + 24, 0))
-            side.save(out / "side_by_side.png")
+            side_by_side(a, b, f"clean, after {k} action(s)", f"{pert.name}, after {k} action(s)").save(
+                out / "side_by_side.png")
             same = a.size == b.size and a.tobytes() == b.tobytes()
     print(f"task: {one_line(task.goal)}\nperturbation: {pert.name} ({pert.component}) — {pert.description}")
     if fired_at is None:
@@ -106,6 +109,57 @@ def run(args: argparse.Namespace) -> int:
               "not on what the agent sees")
     print(f"wrote clean.png, perturbed.png, side_by_side.png and XML dumps to {out.resolve()}")
     return 0
+
+
+def _clean_only(task: Any, args: argparse.Namespace) -> int:
+    """The clean screen after ``--step`` actions (default 0): clean.png and clean.xml."""
+    from benchmark import SimDevice
+    from benchmark.agents import ReferenceAgent
+    from ttir.cli.tasks import one_line
+
+    out: Path = args.out or Path("show_out") / f"{task.name}-clean"
+    out.mkdir(parents=True, exist_ok=True)
+    device = SimDevice()
+    obs = device.reset(task)
+    agent = ReferenceAgent(task.reference_solution())
+    agent.reset(task.goal)
+    k = 0
+    while k < (args.step or 0):
+        step = agent.step(obs)
+        if step.action.action_type == "status":
+            break
+        try:
+            device.execute(step.action)
+        except Exception:  # noqa: BLE001 - showing, not judging
+            pass
+        obs = device.observe()
+        k += 1
+    obs.screenshot.save(out / "clean.png")
+    (out / "clean.xml").write_text(obs.xml or obs.to_xml(), encoding="utf-8")
+    print(f"task: {one_line(task.goal)}\nthe clean screen after {k} action(s) (name a perturbation with --perturb "
+          "to see it beside this one)")
+    print(f"wrote clean.png and clean.xml to {out.resolve()}")
+    return 0
+
+
+def side_by_side(a: Any, b: Any, caption_a: str, caption_b: str) -> Any:
+    """``a`` and ``b`` (PIL images) next to each other on white, each with its caption above it
+    (text sized to the screenshots: readable on a 1080-px-wide screen as on a small one)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    size = max(14, max(a.width, b.width) // 28)
+    gap, head = size, size * 2
+    side = Image.new("RGB", (a.width + b.width + gap, max(a.height, b.height) + head), (255, 255, 255))
+    side.paste(a, (0, head))
+    side.paste(b, (a.width + gap, head))
+    draw = ImageDraw.Draw(side)
+    try:
+        font: Any = ImageFont.load_default(size=size)
+    except TypeError:  # Pillow < 10.1 has one bitmap size
+        font = ImageFont.load_default()
+    for x, text in ((0, caption_a), (a.width + gap, caption_b)):
+        draw.text((x + size // 3, size // 2), text, fill=(20, 20, 20), font=font)
+    return side
 
 
 def _when(pert: Any) -> str:

@@ -12,7 +12,13 @@ FORMAT_HELP = """\
 A dataset is a folder with steps.jsonl (from `ttir tune build`) or any JSONL file
 you write yourself, one decision step per line, paths relative to the file:
 
-  {"goal": "Turn on Wi-Fi", "observation": {"xml": "s1.xml", "screenshot": "s1.png"}, "history": [{"observation": {"xml": "s0.xml"}, "action": {"action_type": "click", "x": 540, "y": 860}, "summary": "Tap \\"Network & internet\\""}], "labels": {"previous_intended_effect_satisfied": "yes", "interference_present": false}}
+  {"goal": "Turn on Wi-Fi",
+   "observation": {"xml": "s1.xml", "screenshot": "s1.png"},
+   "history": [{"observation": {"xml": "s0.xml"},
+                "action": {"action_type": "click", "x": 540, "y": 860},
+                "summary": "Tap \\"Network & internet\\""}],
+   "labels": {"previous_intended_effect_satisfied": "yes", "interference_present": false}}
+  (one line in the file; folded here to be read)
 
 Screenshots and XML are both optional (a row without a screenshot is judged from
 the tree). Labels: interference_present (true/false), previous_intended_effect_satisfied
@@ -24,14 +30,18 @@ DESCRIPTION = """\
 Measure and tune the four diagnosers of the guard (stuck_loop, action_effect,
 interference, task_alignment) on labelled steps:
 
-  1. ttir run experiments/specs/tuning.yaml --out runs/tuning     record episodes (with ground truth)
-  2. ttir tune build runs/tuning --out datasets/tuning             turn them into labelled steps
-  3. ttir tune eval datasets/tuning                                precision / recall per diagnoser
-  4. ttir tune sweep datasets/tuning --param stuck_loop.window=2,3,4,5
-                                                                   find better thresholds
-  5. ttir tune prompts datasets/tuning --prompt a.md --prompt b.md compare diagnose prompts (needs a model)
-  6. ttir tune train --real                                        retrain the screen model on the real
-                                                                   screens' dev split (needs ttir[train])
+  1. record episodes (with ground truth):
+       ttir run experiments/specs/tuning.yaml --out runs/tuning
+  2. turn them into labelled steps:
+       ttir tune build runs/tuning --out datasets/tuning
+  3. precision / recall per diagnoser:
+       ttir tune eval datasets/tuning
+  4. find better thresholds:
+       ttir tune sweep datasets/tuning --param stuck_loop.window=2,3,4,5
+  5. compare diagnose prompts (needs a model):
+       ttir tune prompts datasets/tuning --prompt a.md --prompt b.md
+  6. retrain the screen model on the real screens' dev split (needs ttir[train]):
+       ttir tune train --real
 
 """ + FORMAT_HELP
 
@@ -121,7 +131,8 @@ def _build_parser(tsub: Any) -> None:
                     "How each label is derived: experiments/tune/labels.py (module docstring).",
         epilog="examples:\n"
                "  ttir tune build runs/tuning --out datasets/tuning\n"
-               "  ttir tune build runs/tuning --out datasets/sample --per-perturbation 6 --seed 0   (a seeded sample)\n\n"
+               "  ttir tune build runs/tuning --out datasets/sample --per-perturbation 6 --seed 0\n"
+               "      (a seeded sample)\n\n"
                + FORMAT_HELP)
     p.add_argument("run_dir", type=Path, help="a run directory written by `ttir run` (episodes.jsonl + episodes/)")
     p.add_argument("--out", type=Path, required=True, metavar="DATASET", help="dataset folder to write")
@@ -325,7 +336,8 @@ def _sweep_parser(tsub: Any) -> None:
                     "task_alignment sections can be swept (see TTIRConfig).",
         epilog="examples:\n"
                "  ttir tune sweep datasets/tuning --param stuck_loop.window=2,3,4,5\n"
-               "  ttir tune sweep datasets/tuning --param stuck_loop.window=3,4 --param stuck_loop.screen_hash_distance=2,4,6 \\\n"
+               "  ttir tune sweep datasets/tuning --param stuck_loop.window=3,4 \\\n"
+               "      --param stuck_loop.screen_hash_distance=2,4,6 \\\n"
                "      --param interference.min_score=0.5,0.6,0.7 --max-fpr 0.01 --best tuned.yaml\n"
                "  ttir tune eval datasets/tuning --config tuned.yaml      check the tuned config\n"
                "  ttir run SPEC with guard_config, or ttir.guard(agent, config=TTIRConfig.from_yaml('tuned.yaml'))")
@@ -427,7 +439,8 @@ def _prompts_parser(tsub: Any) -> None:
         epilog="examples:\n"
                "  cp prompts/diagnose.md mine.md   # edit mine.md\n"
                "  TTIR_VLM_BASE_URL=http://localhost:8000/v1 TTIR_VLM_MODEL=qwen2.5-vl \\\n"
-               "      ttir tune prompts datasets/tuning --prompt prompts/diagnose.md --prompt mine.md --fraction 0.05")
+               "      ttir tune prompts datasets/tuning --prompt prompts/diagnose.md --prompt mine.md \\\n"
+               "        --fraction 0.05")
     p.add_argument("dataset", type=Path, help="dataset folder (steps.jsonl) or a JSONL file")
     p.add_argument("--prompt", action="append", required=True, metavar="FILE",
                    help="a diagnose prompt file, or a name from prompts/ (repeat for each prompt to compare)")

@@ -14,7 +14,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ttir.core.imports import IMPORT_FORM
-from ttir.core.validation import error_lines, load_yaml_mapping
+from ttir.core.errors import did_you_mean
+from ttir.core.validation import LineMap, error_lines, load_yaml_mapping_lines
 
 Tier = Literal["rules", "vlm", "cascade", "off"]  # the tiers (a check's `mode`, a run's guard mode): declared once
 TIERS: tuple[str, ...] = get_args(Tier)
@@ -241,15 +242,17 @@ class TTIRConfig(BaseModel):
             ValueError: the file is too large, not UTF-8, not YAML, not a mapping, or not a valid
                 config; the message names the file and each bad key with what was expected.
         """
-        return cls.from_dict(load_yaml_mapping(path, "config"), source=str(path))
+        data, lines = load_yaml_mapping_lines(path, "config")
+        return cls.from_dict(data, source=str(path), lines=lines)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "config") -> "TTIRConfig":
+    def from_dict(cls, data: dict[str, Any], source: str = "config", lines: Optional[LineMap] = None) -> "TTIRConfig":
         """The config in a mapping (the shape of the YAML file).
 
         Args:
             data: the settings, e.g. ``{"stuck_loop": {"window": 4}}``.
             source: what the errors name as the settings' origin (a file name, say).
+            lines: the line of each key in the source file, for ``file.yaml:LINE:`` prefixes.
 
         Returns:
             The validated config.
@@ -261,7 +264,7 @@ class TTIRConfig(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            raise ValueError("invalid ttir config:\n  " + "\n  ".join(error_lines(exc, source, cls))) from None
+            raise ValueError("invalid ttir config:\n  " + "\n  ".join(error_lines(exc, source, cls, lines))) from None
 
     @classmethod
     def with_mode(cls, mode: Tier) -> "TTIRConfig":
@@ -284,10 +287,13 @@ class TTIRConfig(BaseModel):
             parts = key.split(".")
             for part in parts[:-1]:
                 if part not in node or not isinstance(node[part], dict):
-                    raise ValueError(f"unknown config key {key!r}: {part!r} is not a section; sections: {', '.join(k for k, v in data.items() if isinstance(v, dict))}")
+                    sections = [k for k, v in node.items() if isinstance(v, dict)]
+                    raise ValueError(f"unknown config key {key!r}: {part!r} is not a section"
+                                     f"{did_you_mean(part, sections)}; sections: {', '.join(sections)}")
                 node = node[part]
             if parts[-1] not in node:
-                raise ValueError(f"unknown config key {key!r}; valid keys in that section: {', '.join(node)}")
+                raise ValueError(f"unknown config key {key!r}{did_you_mean(parts[-1], node)}; "
+                                 f"valid keys in that section: {', '.join(node)}")
             node[parts[-1]] = value
         return type(self).from_dict(data, source="override")
 

@@ -8,7 +8,7 @@ Unknown names say which are known and which one was probably meant.
 from __future__ import annotations
 
 import difflib
-from typing import Iterable
+from typing import Iterable, Optional
 
 
 class TTIRError(Exception):
@@ -40,16 +40,53 @@ class ObservationTypeError(GuardUsageError, TypeError):
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """``"; did you mean 'x'?"`` for the closest known name, or ``""``."""
-    close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=0.6)
+    """``"; did you mean 'x'?"`` for the closest known name (the same name in another case first), or ``""``."""
+    known = list(known)
+    same = [k for k in known if str(k).casefold() == str(name).casefold()]
+    close = same or difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def unknown_name(what: str, name: str, known: Iterable[str], *, list_known: bool = True) -> UnknownNameError:
-    """The error for an unknown ``what`` (``task``, ``perturbation`` …) called ``name``."""
+def unknown_name(what: str, name: str, known: Iterable[str], *, list_known: bool = True,
+                 see: Optional[str] = None) -> UnknownNameError:
+    """The error for an unknown ``what`` (``task``, ``perturbation`` …) called ``name``.
+
+    Args:
+        what: what kind of name it is, for the message.
+        name: the name that was given.
+        known: the valid names.
+        list_known: list the valid names when none is close (never after a suggestion:
+            the suggestion, not a wall of names).
+        see: a command that lists the valid names (``"ttir tasks"``); named instead of a list.
+
+    Returns:
+        The :class:`UnknownNameError` to raise.
+    """
     known = sorted(set(known))
-    listing = f"; known: {', '.join(known)}" if list_known else ""
-    return UnknownNameError(f"unknown {what} {name!r}{did_you_mean(name, known)}{listing}")
+    hint = did_you_mean(name, known)
+    if see:
+        listing = f"; see `{see}`"
+    elif list_known and not hint:
+        listing = f"; known: {', '.join(known)}"
+    else:
+        listing = ""
+    return UnknownNameError(f"unknown {what} {name!r}{hint}{listing}")
 
 
-__all__ = ["ConfigError", "ImportTargetError", "TTIRError", "UnknownNameError", "did_you_mean", "unknown_name"]
+def resolve_name(what: str, name: str, known: Iterable[str], *, see: Optional[str] = None) -> str:
+    """``name`` as one of ``known``: itself, or the one name equal to it ignoring case
+    (``contactsaddcontact`` is ``ContactsAddContact``).
+
+    Raises:
+        UnknownNameError: no known name matches (the message suggests the closest one).
+    """
+    known = list(known)
+    if name in known:
+        return name
+    folded = [k for k in known if k.casefold() == str(name).casefold()]
+    if len(folded) == 1:
+        return folded[0]
+    raise unknown_name(what, name, known, see=see)
+
+
+__all__ = ["ConfigError", "ImportTargetError", "TTIRError", "UnknownNameError", "did_you_mean", "resolve_name", "unknown_name"]

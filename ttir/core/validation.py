@@ -9,6 +9,7 @@ with limits: a size cap, a nesting cap and a cap on what aliases expand to (a
 from __future__ import annotations
 
 import difflib
+import re
 import reprlib
 import typing
 from pathlib import Path
@@ -34,21 +35,131 @@ def short_repr(value: Any) -> str:
 # ----------------------------------------------------------------- error lines
 
 
-def error_lines(exc: ValidationError, prefix: str = "", model: Optional[type[BaseModel]] = None) -> list[str]:
-    """One line per problem: ``[prefix: ]key.path: message (got value)``.
+Loc = tuple[Any, ...]
+LineMap = dict[tuple[str, ...], int]  # a key path (strings; list indices as digits) -> its 1-based line
+
+# pydantic names each member of a union in the error's location ("literal['all']", "list[str]", "AgentSpec")
+_UNION_TAG = re.compile(r"(literal|list|dict|set|tuple|frozenset)\[.*\]|str|int|float|bool|none|[A-Z][A-Za-z0-9]*")
+
+
+def _is_tag(part: Any) -> bool:
+    return isinstance(part, str) and bool(_UNION_TAG.fullmatch(part))
+
+
+def _describe_tag(tag: str) -> str:
+    """``literal['a','b']`` -> ``'a' or 'b'``; ``list[str]`` -> ``a list``; ``AgentSpec`` -> ``a mapping``."""
+    if tag.startswith("literal["):
+        return " or ".join(re.findall(r"'[^']*'", tag)) or tag
+    for head, words in (("list[", "a list"), ("dict[", "a mapping"), ("set[", "a list"), ("tuple[", "a list")):
+        if tag.startswith(head):
+            return words
+    return {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
+            "none": "nothing (null)"}.get(tag, "a mapping")
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, str):
+        return f"the string {short_repr(value)}"
+    if isinstance(value, bool):
+        return f"the boolean {value}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, list):
+        return f"a list {short_repr(value)}"
+    if isinstance(value, dict):
+        return f"a mapping {short_repr(value)}"
+    return short_repr(value)
+
+
+def error_items(exc: ValidationError, model: Optional[type[BaseModel]] = None) -> list[tuple[Loc, str]]:
+    """Each problem of ``exc`` as ``(key path, "key.path: message")``, in plain words.
+
+    An unknown key lists the valid keys there and the closest one (with ``model``, the class
+    that was validated); a value outside a fixed set says which one was probably meant; a
+    union (``'all'`` or a list) is one line saying what was expected instead of one line of
+    pydantic jargon per member.
+    """
+    errors = exc.errors()
+    groups: dict[Loc, list[dict[str, Any]]] = {}
+    plain: list[tuple[Loc, dict[str, Any]]] = []
+    for e in errors:
+        loc = tuple(e["loc"])
+        cut = next((i for i, part in enumerate(loc) if _is_tag(part)), None)
+        if cut is None:
+            plain.append((loc, e))
+        else:
+            groups.setdefault(loc[:cut], []).append(e)
+    out: list[tuple[Loc, str]] = []
+    order: list[tuple[int, tuple[Loc, str]]] = []
+    for loc, e in plain:
+        order.append((errors.index(e), (loc, _one(loc, e, model))))
+    for base, members in groups.items():
+        first = min(errors.index(e) for e in members)
+        # a member whose error lies deeper than its tag nearly matched: its errors are the real ones
+        deep = [e for e in members if len(e["loc"]) > len(base) + 1]
+        if deep:
+            for e in deep:
+                loc = tuple(p for p in e["loc"] if not _is_tag(p))
+                order.append((first, (loc, _one(loc, e, model))))
+            continue
+        expected = " or ".join(dict.fromkeys(_describe_tag(str(e["loc"][len(base)])) for e in members))
+        value = members[0].get("input")
+        hint = ""
+        if isinstance(value, str) and "a list" in expected:
+            hint = f" (for a list of one, write [{value}])"
+        order.append((first, (base, f"{_where(base)}: expected {expected}, got {_kind_of(value)}{hint}")))
+    order.sort(key=lambda item: item[0])
+    out.extend(item for _, item in order)
+    return out
+
+
+def _where(loc: Loc) -> str:
+    return ".".join(str(x) for x in loc) or "(root)"
+
+
+def _one(loc: Loc, e: dict[str, Any], model: Optional[type[BaseModel]]) -> str:
+    where = _where(loc)
+    if e.get("type") == "extra_forbidden":
+        return f"{where}: {unknown_key_message(str(loc[-1]), _model_at(model, loc[:-1]) if model else None)}"
+    message = f"{where}: {e['msg']} (got {short_repr(e.get('input'))})"
+    if e.get("type") == "literal_error" and isinstance(e.get("input"), str):
+        choices = re.findall(r"'([^']*)'", str((e.get("ctx") or {}).get("expected", "")))
+        close = difflib.get_close_matches(e["input"], choices, n=1, cutoff=0.6) or \
+            [c for c in choices if c.lower() == e["input"].lower()]
+        if close:
+            message += f"; did you mean {close[0]!r}?"
+    return message
+
+
+def error_lines(exc: ValidationError, prefix: str = "", model: Optional[type[BaseModel]] = None,
+                lines: Optional[LineMap] = None) -> list[str]:
+    """One line per problem: ``[prefix[:line]: ]key.path: message (got value)``.
 
     With ``model`` (the class that was validated), an unknown key also lists the
-    valid keys at that place and the closest one ("did you mean …").
+    valid keys at that place and the closest one ("did you mean …"). With ``lines``
+    (from :func:`load_yaml_mapping_lines`), each line names the line of the file it is about.
     """
-    head = f"{prefix}: " if prefix else ""
-    out = []
-    for e in exc.errors():
-        where = ".".join(str(x) for x in e["loc"]) or "(root)"
-        if e.get("type") == "extra_forbidden" and model is not None:
-            out.append(f"{head}{where}: {unknown_key_message(str(e['loc'][-1]), _model_at(model, e['loc'][:-1]))}")
-        else:
-            out.append(f"{head}{where}: {e['msg']} (got {short_repr(e.get('input'))})")
-    return out
+    return [located(prefix, loc, text, lines) for loc, text in error_items(exc, model)]
+
+
+def located(source: str, loc: Loc, text: str, lines: Optional[LineMap] = None) -> str:
+    """``source:LINE: text`` where ``loc`` (a key path) is found in ``lines``, else ``source: text``
+    (or ``text`` alone without a source)."""
+    if not source:
+        return text
+    line = line_of(loc, lines)
+    return f"{source}:{line}: {text}" if line else f"{source}: {text}"
+
+
+def line_of(loc: Loc, lines: Optional[LineMap]) -> Optional[int]:
+    """The line of the longest prefix of ``loc`` found in ``lines`` (``None`` when none is)."""
+    if not lines:
+        return None
+    parts = tuple(str(p) for p in loc if not _is_tag(p))
+    for n in range(len(parts), 0, -1):
+        if parts[:n] in lines:
+            return lines[parts[:n]]
+    return None
 
 
 def unknown_key_message(key: str, model: Optional[type[BaseModel]]) -> str:
@@ -144,15 +255,52 @@ def _expanded_size(root: yaml.Node, limit: int) -> int:
 def load_yaml_text(text: str, source: str = "YAML", *, max_depth: int = MAX_YAML_DEPTH,
                    max_nodes: int = MAX_YAML_NODES) -> Any:
     """``yaml.safe_load(text)`` with the nesting and alias-expansion limits; errors name ``source``."""
+    return load_yaml_text_lines(text, source, max_depth=max_depth, max_nodes=max_nodes)[0]
+
+
+def load_yaml_text_lines(text: str, source: str = "YAML", *, max_depth: int = MAX_YAML_DEPTH,
+                         max_nodes: int = MAX_YAML_NODES) -> tuple[Any, LineMap]:
+    """Like :func:`load_yaml_text`, plus the line of every key and list item (a :data:`LineMap`),
+    so errors about a value can say ``file.yaml:LINE:``. A syntax error says
+    ``source:LINE:COLUMN: not valid YAML: …`` and quotes the file by its name."""
     loader = _BoundedLoader(text, max_depth=max_depth, max_nodes=max_nodes)
+    loader.name = source  # PyYAML's marks otherwise say "<unicode string>"
     try:
-        return loader.get_single_data()
+        node = loader.get_single_node()
+        lines: LineMap = {}
+        if node is not None:
+            _node_lines(node, (), lines)
+        return (loader.construct_document(node) if node is not None else None), lines
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
+        raise ValueError(f"{where}: not valid YAML: {exc}") from None
     except yaml.YAMLError as exc:
         raise ValueError(f"{source}: not valid YAML: {exc}") from None
     except RecursionError:  # a structure deeper than the interpreter allows, whatever the cap says
         raise ValueError(f"{source}: not valid YAML: nested too deeply") from None
     finally:
         loader.dispose()
+
+
+def _node_lines(node: yaml.Node, path: tuple[str, ...], out: LineMap) -> None:
+    seen: set[int] = set()
+    stack = [(node, path)]
+    while stack:  # iterative, and each node once: aliases share nodes
+        current, where = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.MappingNode):
+            for key, value in current.value:
+                sub = (*where, str(key.value) if isinstance(key, yaml.ScalarNode) else "?")
+                out.setdefault(sub, key.start_mark.line + 1)
+                stack.append((value, sub))
+        elif isinstance(current, yaml.SequenceNode):
+            for i, item in enumerate(current.value):
+                sub = (*where, str(i))
+                out.setdefault(sub, item.start_mark.line + 1)
+                stack.append((item, sub))
 
 
 def read_text_file(path: Union[str, Path], what: str, *, max_bytes: int = MAX_YAML_BYTES) -> str:
@@ -183,12 +331,18 @@ def load_yaml_mapping(path: Union[str, Path], what: str, *, allow_empty: bool = 
     """The top-level mapping of a YAML file (``what`` names the file's role in errors).
 
     An empty or comment-only file is ``{}``, or an error when ``allow_empty`` is False."""
+    return load_yaml_mapping_lines(path, what, allow_empty=allow_empty)[0]
+
+
+def load_yaml_mapping_lines(path: Union[str, Path], what: str, *,
+                            allow_empty: bool = True) -> tuple[dict[str, Any], LineMap]:
+    """:func:`load_yaml_mapping` plus the line of every key (for ``file.yaml:LINE:`` errors)."""
     p = Path(path)
-    data = load_yaml_file(p, what)
+    data, lines = load_yaml_text_lines(read_text_file(p, what), str(p))
     if data is None:
         if not allow_empty:
             raise ValueError(f"{p}: the {what} file is empty (or only comments); expected a mapping of {what} keys")
-        return {}
+        return {}, lines
     if not isinstance(data, dict):
         raise ValueError(f"{p}: expected a mapping at the top level, got {type(data).__name__}")
-    return data
+    return data, lines

@@ -115,6 +115,8 @@ class GuardReport(BaseModel):
         return out
 
     def summary(self) -> dict[str, Any]:
+        """The episode's guard figures at a glance: counts, and rates and times rounded for reading
+        (``guard_ms_median`` to 0.01 ms, ``model_calls_per_step`` to 0.001); ``usage`` keeps the exact ones."""
         n = max(1, self.steps)
         return {
             "steps": self.steps,
@@ -124,11 +126,11 @@ class GuardReport(BaseModel):
             "unavailable": self.unavailable_counts(),
             "recovery_steps": self.recovery_steps,
             "model_calls": self.model_calls,
-            "model_calls_per_step": self.model_calls / n,
+            "model_calls_per_step": round(self.model_calls / n, 3),
             "model_errors": self.model_errors,
             "model_requests": self.model_requests,
             "tokens": self.tokens,
-            "guard_ms_median": _median([u.guard_ms for u in self.usage]),
+            "guard_ms_median": round(_median([u.guard_ms for u in self.usage]), 2),
             "errors": len(self.errors),
             "blocked_claims": self.blocked_claims,
         }

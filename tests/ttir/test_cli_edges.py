@@ -1,0 +1,124 @@
+"""The CLI on the edges a first hour hits: grouped and wrapped help, `ttir help CMD`, names in
+any case, suggestions without a wall of names, one step counting in `ttir demo`, `ttir show`
+without a perturbation and its captioned side-by-side image."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from ttir.cli import COMMANDS, GROUP_TITLES, build_parser, main
+
+
+def _help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_top_help_lists_every_command_once_under_its_group(capsys):
+    text = _help(["--help"], capsys)
+    titles = [GROUP_TITLES[g] + ":" for g in COMMANDS]
+    assert [t for t in text.splitlines() if t in titles] == titles  # each group, in order
+    positions = [text.index(t) for t in titles] + [len(text)]
+    for i, commands in enumerate(COMMANDS.values()):
+        block = text[positions[i]:positions[i + 1]]
+        for name in commands:
+            assert f"\n  {name} " in block, (name, block)
+    registered = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    assert registered == {n for cmds in COMMANDS.values() for n in cmds}
+
+
+def test_the_perturbations_line_counts_every_family_from_the_registry(capsys):
+    from perturb import ANDROIDREALITY, ANTRAP, EXTENSIONS
+
+    text = " ".join(_help(["--help"], capsys).split())
+    assert EXTENSIONS and (f"{len(ANDROIDREALITY)} AndroidReality, {len(ANTRAP)} AnTrap, "
+                           f"{len(EXTENSIONS)} beyond the paper") in text
+
+
+@pytest.mark.parametrize("argv", [[], ["tasks"], ["demo"], ["doctor"], ["serve-model"], ["serve-adb"], ["watch"],
+                                  ["perturbations"], ["show"], ["run"], ["report"], ["compare"], ["tune"],
+                                  ["tune", "build"], ["tune", "eval"], ["tune", "sweep"], ["tune", "prompts"],
+                                  ["tune", "train"]])
+def test_help_is_wrapped_even_on_a_wide_terminal(argv, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")
+    text = _help([*argv, "--help"], capsys)
+    long = [line for line in text.splitlines() if len(line) > 100]
+    assert not long, long
+
+
+def test_help_command_is_the_commands_own_help(capsys):
+    assert _help(["help", "tune", "eval"], capsys) == _help(["tune", "eval", "--help"], capsys)
+    assert _help(["help"], capsys) == _help(["--help"], capsys)
+
+
+def test_demo_takes_a_task_name_in_any_case_and_counts_steps_once(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["demo", "contactsaddcontact", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "task: ContactsAddContact" in text
+    numbered = [line for line in text.splitlines() if line.strip().startswith("step ")]
+    n = int(text.split("SUCCESS in ")[1].split()[0])
+    assert len(numbered) == n and numbered[-1].split(":")[0].split()[-1] == str(n - 1)
+    assert "end: Declare the task complete" in " ".join(text.split())
+    # one screenshot per step plus the screen the agent declared done on
+    assert sorted(p.name for p in out.glob("*.png")) == [f"step_{i:02d}.png" for i in range(n + 1)]
+
+
+def test_an_unknown_task_gets_the_suggestion_not_every_name(capsys):
+    assert main(["demo", "ContactsAddContct"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'ContactsAddContact'?" in err and "see `ttir tasks`" in err
+    assert "SystemWifiTurnOn" not in err and len(err) < 300
+
+
+def test_perturbation_names_match_in_any_case():
+    from perturb import make
+
+    assert make("POPUP_Security").name == "popup_security"
+
+
+def test_show_without_a_perturbation_writes_the_clean_screen(tmp_path, capsys):
+    out = tmp_path / "s"
+    assert main(["show", "ContactsAddContact", "--step", "1", "--out", str(out)]) == 0
+    assert "clean screen after 1 action(s)" in capsys.readouterr().out
+    assert (out / "clean.png").is_file() and (out / "clean.xml").is_file() and not (out / "perturbed.png").exists()
+    assert main(["show", "ContactsAddContact", "--set", "trigger_step=0", "--out", str(out)]) == 2
+    assert "--perturb" in capsys.readouterr().err
+
+
+def test_the_side_by_side_image_has_captions_above_both_screens():
+    from ttir.cli.show import side_by_side
+
+    a = Image.new("RGB", (360, 640), (0, 0, 0))
+    b = Image.new("RGB", (300, 600), (0, 0, 0))
+    image = side_by_side(a, b, "clean", "popup_security")
+    head = image.height - 640
+    assert head > 0 and image.width > a.width + b.width
+    for x0, width in ((0, a.width), (image.width - b.width, b.width)):
+        caption = image.crop((x0, 0, x0 + width, head)).convert("L")
+        assert caption.getextrema()[0] < 100  # dark text on the white band
+        assert image.getpixel((x0 + 5, head + 5)) == (0, 0, 0)  # the screen starts below it
+
+
+def test_serve_adb_names_the_closest_perturbation_before_serving(capsys):
+    assert main(["serve-adb", "--perturb", "popup_permision"]) == 2
+    err = capsys.readouterr().err
+    assert "--perturb: unknown perturbation 'popup_permision'; did you mean 'popup_permission'?" in err
+    assert "see `ttir perturbations`" in err
+
+
+def test_serve_adb_takes_a_perturbation_in_any_case(monkeypatch):
+    from ttir.cli import serve_adb
+
+    seen = {}
+
+    def stop(task, perturbations, seed):  # the names reach the phone resolved; stop before serving
+        seen["perturbations"] = perturbations
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(serve_adb, "build_device", stop)
+    assert main(["serve-adb", "--perturb", "Popup_Permission"]) == 130
+    assert seen["perturbations"] == ["popup_permission"]
