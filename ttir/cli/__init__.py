@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "serve-model": "serve the offline model of the local-model extra (SmolLM2-135M, llama.cpp) on 127.0.0.1",
     "serve-adb": "serve simulated phones as real adb devices (a task and a perturbation on them) for adb-driven agents",
     "watch": "keep a phone clear of interruptions while anything else drives it (an agent, a test suite, a person)",
+    "proxy": "serve a real device behind the guard on a TCP port, for an adb-driven agent you cannot change",
     "perturbations": "list the perturbations (AndroidReality + AnTrap) with their defaults",
     "show": "see what the agent sees: a task step clean vs under a perturbation",
     "run": "run an experiment spec (clean vs perturbed, guard off vs on), resumable",
