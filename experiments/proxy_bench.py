@@ -94,6 +94,8 @@ def in_process(task_name: str, perturbation: str, seed: int = 0) -> dict[str, An
 def bench(tasks: list[str], perturbations: list[str]) -> dict[str, Any]:
     from adbutils import adb_path
 
+    from ttir.guarded.proxy import COMMAND_FATES
+
     adb, server_port = adb_path(), _free_port()
     subprocess.run([adb, "-P", str(server_port), "start-server"], check=True, capture_output=True, timeout=60)
     rows: list[dict[str, Any]] = []
@@ -107,7 +109,7 @@ def bench(tasks: list[str], perturbations: list[str]) -> dict[str, Any]:
                 row = {"task": task_name, "perturbation": perturbation, "fired": alone["fired"] or proxied["fired"],
                        "alone": alone["success"], "proxy": proxied["success"],
                        "runner_unguarded": runner["unguarded"]["verified"], "runner_guarded": runner["guarded"]["verified"],
-                       "proxy_fates": {k: proxied["summary"][k] for k in ("forwarded", "delayed", "held_back", "replaced")},
+                       "proxy_fates": {k: proxied["summary"][k] for k in COMMAND_FATES},
                        "proxy_triggers": proxied["summary"]["guard"]["triggers"],
                        "interventions": proxied["interventions"]}
                 rows.append(row)

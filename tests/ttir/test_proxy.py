@@ -29,7 +29,7 @@ from tests.support.served_support import adb_server, free_ports, served  # noqa:
 from ttir import Action, Observation
 from ttir.guarded.proxy import AdbProxy, ProxyGuard
 from ttir.guarded.proxy.commands import changes_screen, input_actions
-from ttir.guarded.proxy.screens import ScreenCache
+from ttir.guarded.proxy.screens import ReplyReader, ScreenCache, SyncReader
 
 # the clean run of SystemWifiTurnOn (ReplayAgent.from_task), as an adb script would send it
 SCRIPT = ["monkey -p com.android.settings -c android.intent.category.LAUNCHER 1", "input tap 613 312", "input tap 540 337"]
@@ -63,6 +63,36 @@ def test_a_pulled_screen_is_fresh_until_an_input_goes_through_or_it_ages():
     assert cache.put(xml, cache.inputs)
     now[0] = 6.0
     assert cache.fresh() is None  # older than max_age_s
+
+
+def _sync(ident: bytes, body: bytes = b"", length: Any = None) -> bytes:
+    return ident + struct.pack("<I", len(body) if length is None else length) + body
+
+
+def test_dumps_are_read_from_shell_v2_packets_and_sync_pulls_cut_anywhere():
+    xml = SimDevice().observe().to_xml().encode()
+    v2 = ReplyReader(v2=True)
+    stream = (struct.pack("<BI", 2, 5) + b"noise" + struct.pack("<BI", 1, len(xml)) + xml + struct.pack("<BI", 3, 1) + b"\0")
+    for i in range(0, len(stream), 777):  # packets cut across writes
+        v2.feed(stream[i:i + 777])
+    assert v2.dump() == xml.decode()
+    liar = ReplyReader(v2=True)
+    liar.feed(struct.pack("<BI", 1, 0xFFFFFFF0) + b"x" * 100)  # a length that is not a promise: nothing kept
+    assert liar.overflow and liar.dump() is None
+    for request in (_sync(b"RECV", b"/sdcard/window_dump.xml"),
+                    _sync(b"RCV2", b"/sdcard/window_dump.xml") + _sync(b"RCV2", length=0)):
+        reader = SyncReader()
+        reader.received(_sync(b"STAT", length=0) + b"\0" * 8)  # a STAT reply before any RECV: not followed
+        for i in range(0, len(request), 5):
+            reader.sent(request[i:i + 5])
+        reply = _sync(b"DATA", xml[:1000]) + _sync(b"DATA", xml[1000:]) + _sync(b"DONE", length=0)
+        for i in range(0, len(reply), 999):
+            reader.received(reply[i:i + 999])
+        assert reader.dump() == xml.decode(), request[:4]
+    compressed = SyncReader()
+    compressed.sent(_sync(b"RCV2", b"/sdcard/window_dump.xml") + _sync(b"RCV2", length=1))  # brotli: not read
+    compressed.received(_sync(b"DATA", b"\x8b\x00") + _sync(b"DONE", length=0))
+    assert compressed.lost and compressed.dump() is None
 
 
 # -- the guard's rule for the agent's command (in-process phone) ---------------------------------

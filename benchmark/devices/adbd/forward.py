@@ -20,21 +20,24 @@ from __future__ import annotations
 
 import socket
 import threading
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Callable, Literal, Optional, Protocol, get_args
 
 from loguru import logger
 
 from benchmark.devices.adbd import wire
 from benchmark.devices.adbd.services import ID_EXIT, ID_STDERR, Service, v2_packet
 
+TRANSPORT_FEATURES = frozenset({"delayed_ack"})  # change the transport itself, which this adbd side does not speak
 MAX_FORWARDS = 64  # forwarded streams open at once on one connection (the adb server opens a few)
 MAX_PENDING = 1024 * 1024  # bytes a client may write before the device's stream is open
 UPSTREAM_TIMEOUT_S = 30.0  # opening the device's stream, and one write to it
 DRAIN_TIMEOUT_S = 120.0  # a client that stops acknowledging the reply for this long loses its stream
-SERVICE_KINDS = ("shell_v2", "shell", "exec", "sync", "other")
+ServiceKind = Literal["shell_v2", "shell", "exec", "sync", "other"]  # what an OPEN asks for
+SERVICE_KINDS: tuple[str, ...] = get_args(ServiceKind)
+COMMAND_SERVICES: tuple[str, ...] = SERVICE_KINDS[:3]  # the services that run a command line
 
 
-def service_kind(name: str) -> str:
+def service_kind(name: str) -> ServiceKind:
     """``shell_v2`` / ``shell`` / ``exec`` / ``sync`` / ``other`` for an OPEN payload."""
     if name.startswith("exec:"):
         return "exec"
@@ -49,7 +52,7 @@ def service_kind(name: str) -> str:
 def service_command(name: str) -> Optional[str]:
     """The command line of a ``shell…:CMD`` / ``exec:CMD`` service (None: another service, or
     an interactive shell with no command)."""
-    if service_kind(name) not in ("shell_v2", "shell", "exec"):
+    if service_kind(name) not in COMMAND_SERVICES:
         return None
     command = name.partition(":")[2]
     return command or None
@@ -280,7 +283,8 @@ class ForwardedPhone:
 
 def device_banner(serial: str, host: str = "127.0.0.1", port: int = 5037) -> bytes:
     """The CNXN banner of device ``serial`` as the adb server knows it: its product properties
-    and its features (so the client speaks to the proxy exactly as it would to the device).
+    and its features (so the client speaks to the proxy as it would to the device), less
+    ``TRANSPORT_FEATURES``.
 
     Args:
         serial: the device.
@@ -293,7 +297,7 @@ def device_banner(serial: str, host: str = "127.0.0.1", port: int = 5037) -> byt
     import adbutils
 
     device = adbutils.AdbClient(host=host, port=port).device(serial)
-    features = [f for f in device.get_features().split(",") if f] if hasattr(device, "get_features") else []
+    features = [f for f in device.get_features().split(",") if f and f not in TRANSPORT_FEATURES]
     props = {}
     for key in ("ro.product.name", "ro.product.model", "ro.product.device"):
         value = device.shell(f"getprop {key}").strip()
@@ -302,5 +306,5 @@ def device_banner(serial: str, host: str = "127.0.0.1", port: int = 5037) -> byt
     return wire.banner(props, features)
 
 
-__all__ = ["Forward", "ForwardedPhone", "SERVICE_KINDS", "StreamHooks", "StreamTap", "adb_server_opener",
+__all__ = ["COMMAND_SERVICES", "Forward", "ForwardedPhone", "SERVICE_KINDS", "ServiceKind", "StreamHooks", "StreamTap", "adb_server_opener",
            "device_banner", "held_reply", "service_command", "service_kind"]

@@ -137,9 +137,11 @@ class ReplyReader:
 
 
 class SyncReader:
-    """The ``sync:`` protocol (v1) as it passes: which file each ``RECV`` asks for (client side),
-    and its ``DATA`` chunks until ``DONE`` (device side). Only ``.xml`` files are kept, each at
-    most ``MAX_DUMP_BYTES``; anything it cannot follow stops it (the bytes still pass unchanged)."""
+    """The ``sync:`` protocol as it passes: which file each ``RECV`` (v1) or uncompressed
+    ``RCV2`` asks for (client side), and its ``DATA`` chunks until ``DONE`` (device side). Only
+    ``.xml`` files are kept, each at most ``MAX_DUMP_BYTES``; anything it cannot follow (a
+    compressed ``RCV2``, a push, a reply it does not expect) stops it, and the bytes still pass
+    unchanged."""
 
     def __init__(self) -> None:
         self.asked: list[str] = []  # paths requested, oldest first
@@ -148,26 +150,36 @@ class SyncReader:
         self.file = bytearray()
         self.files: list[tuple[str, bytes]] = []
         self.lost = False
+        self._v2_path: Optional[str] = None  # an RCV2 whose flags are still to come
 
     def sent(self, data: bytes) -> None:
         if self.lost:
             return
         self.client += data
-        while len(self.client) >= SYNC_HEADER.size:
+        while len(self.client) >= SYNC_HEADER.size and not self.lost:
             ident, length = SYNC_HEADER.unpack_from(self.client)
-            if ident in (b"DATA", b"SEND") or length > 4096:  # a push, or not a request this reader follows
-                if ident == b"DATA" or length > 4096:
+            if self._v2_path is not None:  # RCV2's second half: {RCV2, flags}; compressed data is not read
+                del self.client[:SYNC_HEADER.size]
+                if ident != b"RCV2" or length != 0:
                     self.lost = True
                     return
+                self.asked.append(self._v2_path)
+                self._v2_path = None
+                continue
             if ident in (b"QUIT", b"DONE"):
                 del self.client[:SYNC_HEADER.size]
                 continue
+            if ident in (b"DATA", b"SEND", b"SND2") or length > 4096:  # a push: nothing on its way back to read
+                self.lost = True
+                return
             if len(self.client) < SYNC_HEADER.size + length:
                 return
             path = bytes(self.client[SYNC_HEADER.size:SYNC_HEADER.size + length]).decode("utf-8", "replace")
             del self.client[:SYNC_HEADER.size + length]
             if ident == b"RECV":
                 self.asked.append(path)
+            elif ident == b"RCV2":
+                self._v2_path = path
 
     def received(self, data: bytes) -> None:
         if self.lost or not self.asked:
@@ -189,11 +201,7 @@ class SyncReader:
                 if path.endswith(".xml") and self.file:
                     self.files.append((path, bytes(self.file)))
                 self.file = bytearray()
-            elif ident == b"FAIL":
-                self.asked.pop(0)
-                self.lost = True  # its message follows; nothing more is followed on this stream
-                return
-            else:  # STAT / DENT replies interleaved: this reader only follows RECV
+            else:  # FAIL, or a STAT / DENT reply interleaved: this reader only follows RECV
                 self.lost = True
                 return
 
