@@ -54,3 +54,15 @@ def test_the_watch_example_keeps_an_adb_script_on_track_that_fails_alone():
     assert watched.returncode == 0 and "beside ttir.watching: success=True" in watched.stdout, \
         watched.stdout + watched.stderr[-2000:]
     assert "watch: dismissed on com.android.permissioncontroller" in watched.stdout
+
+
+def test_the_proxy_example_puts_an_unchanged_adb_script_behind_the_guard():
+    """examples/proxy/adb_script.py: a served phone, a private adb server, `ttir proxy` as its own
+    command, the script alone (fails) and on the proxy's serial (succeeds)."""
+    script = ROOT / "examples" / "proxy" / "adb_script.py"
+    alone = subprocess.run([sys.executable, str(script), "--alone"], capture_output=True, text=True, timeout=300)
+    assert alone.returncode == 1 and "alone: success=False" in alone.stdout, alone.stdout + alone.stderr[-2000:]
+    proxied = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert proxied.returncode == 0 and "through ttir proxy: success=True" in proxied.stdout, \
+        proxied.stdout + proxied.stderr[-2000:]
+    assert "proxy: delayed 'input tap 613 312'" in proxied.stdout and "com.android.permissioncontroller" in proxied.stdout

@@ -344,6 +344,9 @@ def test_random_bytes_oversized_lengths_and_200_connections_leave_a_good_client_
         for local in range(1, 80):
             host.send(wire.A_OPEN, local, 0, b"shell,v2,raw:\0")
         host.send(wire.A_WRTE, 1, 1, rng.randbytes(2000))
+        newcomer = RawHost(proxy.port)  # during the flood, a new client still gets in (a silent socket gives way)
+        assert newcomer.connect().command == wire.A_CNXN
+        assert newcomer.run("shell:echo newcomer", local_id=3) == b"newcomer\n"
         time.sleep(2.0)
     finally:
         stop.set()
