@@ -154,6 +154,18 @@ def test_a_tap_on_an_interruption_the_guard_cannot_clear_is_held_back_once():
     assert guard.summary()["held_back"] == 1
 
 
+def test_a_repeated_tap_without_effect_is_caught_from_the_agents_own_inputs_and_replaced():
+    phone = SimPhone("popup_permission")  # no pop-up until Settings opens: the home screen is clear
+    seen = []
+    guard = ProxyGuard(phone, on_intervention=seen.append)
+    assert guard.config.task_alignment.mode == "off"  # no goal: nothing to align with
+    assert ProxyGuard(phone, goal="Turn on WiFi.").config.task_alignment.mode != "off"
+    sent = [phone.send(guard, "input tap 540 2000") is None for _ in range(4)]  # empty space, again and again
+    caught = [i for i in seen if i.saw and i.saw[0]["diagnoser"] in ("action_effect", "stuck_loop")]
+    assert caught and caught[0].did, seen  # the guard tried another route
+    assert caught[0].fate == "replaced" and sent.count(False) == guard.summary()["replaced"] >= 1
+
+
 # -- end to end: real adb binary on both sides ---------------------------------------------------
 
 

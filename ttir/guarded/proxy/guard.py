@@ -17,8 +17,9 @@ The rule for the agent's command, once the guard has done what it chose:
   command's point lands on it (a tap, a press, a swipe's start): it would act on the
   interruption, not on the app. The agent gets an error instead. Once per screen and
   command: the same command sent again on the same screen goes through (the agent insists);
-- *replaced*: a stuck-loop or action-effect recovery already redid the agent's last
-  command another way, and the command repeats it: sending it too would act twice.
+- *replaced*: the agent's last command had no effect, a stuck-loop or action-effect
+  recovery took another route for it (its actions replace the command), and the command
+  repeats it: it is not sent.
 """
 
 from __future__ import annotations
@@ -245,7 +246,8 @@ class ProxyGuard:
         repeated = self._last_agent is not None and action == self._last_agent
         redone = bool(item.did) and any(s.get("diagnoser") in ("stuck_loop", "action_effect") for s in item.saw)
         if redone and repeated:
-            return "replaced", "the guard redid the agent's last command another way; this repeat would act twice"
+            return "replaced", ("a stuck-loop / action-effect recovery took another route for the agent's last command, "
+                                "which had no effect; this repeat of it is not sent")
         point = _point(action)
         blocking = self._interruption(obs) if point is not None else None
         if blocking is not None and (blocking == () or _inside(point, blocking)):  # type: ignore[arg-type]
