@@ -263,7 +263,8 @@ def proxied(adb_server, served):
 def test_pass_through_is_byte_identical_for_screencap_dump_and_pull(adb_server, proxied, tmp_path):
     direct, proxy = proxied
     for args in (("exec-out", "screencap -p"), ("shell", "screencap -p"), ("exec-out", "uiautomator dump /dev/tty"),
-                 ("shell", "dumpsys window windows"), ("shell", "pm list packages")):
+                 ("shell", "dumpsys window windows"), ("shell", "pm list packages"),
+                 ("shell", "echo one; echo two\necho three; getprop ro.product.model")):
         a = adb_server.adb("-s", direct, *args).stdout
         b = adb_server.adb("-s", proxy.address, *args).stdout
         assert a == b and len(a) > 20, args
