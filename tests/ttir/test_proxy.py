@@ -154,6 +154,22 @@ def test_a_tap_on_an_interruption_the_guard_cannot_clear_is_held_back_once():
     assert guard.summary()["held_back"] == 1
 
 
+class Broken:
+    """A device whose dumps fail (the screen off, uiautomator busy)."""
+
+    def observe(self) -> Observation:
+        raise RuntimeError("uiautomator dump failed")
+
+    def perform(self, action: Action, obs: Observation) -> None:
+        raise AssertionError("nothing to perform on a screen never seen")
+
+
+def test_without_a_screen_the_guard_fails_open_and_the_command_goes_through():
+    guard = ProxyGuard(Broken())
+    assert guard.before_input("input tap 1 2") is None
+    assert guard.summary()["unguarded"] == 1 and guard.summary()["forwarded"] == 1
+
+
 def test_a_repeated_tap_without_effect_is_caught_from_the_agents_own_inputs_and_replaced():
     phone = SimPhone("popup_permission")  # no pop-up until Settings opens: the home screen is clear
     seen = []

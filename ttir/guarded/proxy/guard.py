@@ -157,6 +157,12 @@ class ProxyGuard:
                     self.counts["forwarded"] += 1
                     return None
                 return self._guard(command, actions[0])
+            except Exception as exc:  # noqa: BLE001 - fail open: the guard's fault never stops the agent's command
+                logger.opt(exception=exc).warning("ttir proxy: the guard failed on {!r}; forwarding it unguarded",
+                                                  command[:80])
+                self.counts["unguarded"] += 1
+                self.counts["forwarded"] += 1
+                return None
             finally:
                 self.cache.changed()
 
