@@ -285,7 +285,7 @@ def test_pass_through_is_byte_identical_for_screencap_dump_and_pull(adb_server, 
         b = adb_server.adb("-s", proxy.address, *args).stdout
         assert a == b and len(a) > 20, args
     assert adb_server.adb("-s", direct, "exec-out", "screencap -p").stdout.startswith(b"\x89PNG")
-    blob = random.Random(7).randbytes(300_000)
+    blob = random.Random(7).randbytes(3_000_000)  # many writes, each acknowledged once the device has it
     (tmp_path / "blob.bin").write_bytes(blob)
     assert adb_server.adb("-s", proxy.address, "push", str(tmp_path / "blob.bin"), "/sdcard/blob.bin").returncode == 0
     adb_server.adb("-s", direct, "shell", "uiautomator dump /sdcard/window_dump.xml")
@@ -294,6 +294,16 @@ def test_pass_through_is_byte_identical_for_screencap_dump_and_pull(adb_server, 
         assert adb_server.adb("-s", proxy.address, "pull", f"/sdcard/{name}", str(tmp_path / f"proxy-{name}")).returncode == 0
         assert (tmp_path / f"direct-{name}").read_bytes() == (tmp_path / f"proxy-{name}").read_bytes()
     assert (tmp_path / "proxy-blob.bin").read_bytes() == blob  # pushed through the proxy, pulled back unchanged
+
+
+def test_an_interactive_shell_fed_on_stdin_passes_both_ways(adb_server, proxied):
+    direct, proxy = proxied
+    script = b"echo first\ngetprop ro.product.model\nexit 3\n"
+    a = subprocess.run([adb_server.binary, "-P", str(adb_server.port), "-s", direct, "shell"], input=script,
+                       capture_output=True, timeout=60)
+    b = subprocess.run([adb_server.binary, "-P", str(adb_server.port), "-s", proxy.address, "shell"], input=script,
+                       capture_output=True, timeout=60)
+    assert (a.stdout, a.returncode) == (b.stdout, b.returncode) and b"first" in b.stdout and b.returncode == 3
 
 
 def test_the_agents_own_dump_spares_the_proxy_a_dump_until_an_input_goes_through(adb_server, proxied, tmp_path):

@@ -9,7 +9,10 @@ bytes are pumped both ways unchanged.
   :class:`Forward` per stream;
 - :class:`Forward` — one forwarded stream: a thread of its own opens the upstream socket
   and pumps the device's reply to the client, one WRTE at a time (it waits for each
-  OKAY, so a client that stops reading holds at most one payload of it in memory);
+  OKAY, so a client that stops reading holds at most one payload of it in memory); a
+  second thread writes what the client sends to the device and only then acknowledges it
+  (the client waits for that OKAY), so a slow device slows its own stream and never the
+  connection's thread, which the other streams share;
 - :func:`held_reply` — the bytes a held-back command answers (a stderr packet and exit
   status 1 on ``shell,v2``; the message alone on ``shell:`` / ``exec:``).
 
@@ -18,6 +21,7 @@ Nothing here runs a command on the host: a service name is only ever sent to the
 
 from __future__ import annotations
 
+import queue
 import socket
 import threading
 from typing import Any, Callable, Literal, Optional, Protocol, get_args
@@ -29,7 +33,6 @@ from benchmark.devices.adbd.services import ID_EXIT, ID_STDERR, Service, v2_pack
 
 TRANSPORT_FEATURES = frozenset({"delayed_ack"})  # change the transport itself, which this adbd side does not speak
 MAX_FORWARDS = 64  # forwarded streams open at once on one connection (the adb server opens a few)
-MAX_PENDING = 1024 * 1024  # bytes a client may write before the device's stream is open
 UPSTREAM_TIMEOUT_S = 30.0  # opening the device's stream, and one write to it
 DRAIN_TIMEOUT_S = 120.0  # a client that stops acknowledging the reply for this long loses its stream
 ServiceKind = Literal["shell_v2", "shell", "exec", "sync", "other"]  # what an OPEN asks for
@@ -133,11 +136,13 @@ def adb_server_opener(serial: str, host: str = "127.0.0.1", port: int = 5037,
 class Forward(Service):
     """One stream forwarded to the device (see the module docstring)."""
 
+    acks_itself = True  # the client's writes are acknowledged once the device has them
+
     def __init__(self, name: str, opener: Opener, tap: Optional[StreamTap], on_end: Callable[[], None]):
         self.name, self.opener, self.tap, self.on_end = name, opener, tap, on_end
         self.upstream: Optional[socket.socket] = None
-        self.pending: list[bytes] = []  # what the client wrote before the device's stream opened
-        self.pending_bytes = 0
+        self.opened = threading.Event()  # set once the device's stream is open (or will never be)
+        self.incoming: "queue.Queue[Optional[bytes]]" = queue.Queue()  # the client's writes (one unacknowledged)
         self.lock = threading.Lock()
         self.done = False
         self.stream: Any = None
@@ -145,6 +150,7 @@ class Forward(Service):
     def start(self, stream: Any) -> None:
         self.stream = stream
         threading.Thread(target=self._run, name=f"adb-proxy-{self.name[:24]}", daemon=True).start()
+        threading.Thread(target=self._send, name=f"adb-proxy-in-{self.name[:24]}", daemon=True).start()
 
     def _run(self) -> None:
         try:
@@ -159,16 +165,16 @@ class Forward(Service):
                     sock.close()
                     return
                 self.upstream = sock
-                for chunk in self.pending:
-                    sock.sendall(chunk)
-                self.pending, self.pending_bytes = [], 0
+            self.opened.set()
             self._pump(sock)
         except Exception as exc:  # noqa: BLE001 - one stream's failure closes that stream only
             logger.debug("adb proxy: stream {!r} failed: {}: {}", self.name[:200], type(exc).__name__, exc)
             if service_kind(self.name) == "shell_v2":
                 self.stream.write(held_reply(self.name, f"ttir proxy: the device's stream failed: {exc}"))
         finally:
+            self.opened.set()
             self.stream.close()
+            self._close_upstream()
             self._finish()
 
     def _pump(self, sock: socket.socket) -> None:
@@ -190,23 +196,28 @@ class Forward(Service):
             if not self.stream.wait_drained(DRAIN_TIMEOUT_S):
                 return
 
+    def _send(self) -> None:
+        """The client's writes to the device, each acknowledged once sent (off the connection's thread)."""
+        while True:
+            payload = self.incoming.get()
+            if payload is None:
+                return
+            self.opened.wait()
+            sock = self.upstream
+            if sock is None:
+                return
+            try:
+                sock.sendall(payload)
+            except OSError:  # the device's stream is gone, or took no byte for UPSTREAM_TIMEOUT_S
+                self._close_upstream()
+                return
+            self.stream.ack()
+
     def data(self, stream: Any, payload: bytes) -> None:
         if self.tap is not None:
             self.tap.sent(payload)
-        with self.lock:
-            if self.done:
-                return
-            if self.upstream is None:
-                if self.pending_bytes + len(payload) > MAX_PENDING:
-                    raise ValueError(f"more than {MAX_PENDING} bytes written before the device's stream opened")
-                self.pending.append(payload)
-                self.pending_bytes += len(payload)
-                return
-            sock = self.upstream
-        try:
-            sock.sendall(payload)
-        except OSError:
-            self._close_upstream()
+        if not self.done:
+            self.incoming.put(payload)  # at most one: the client waits for its OKAY
 
     def closed(self) -> None:
         self._close_upstream()
@@ -216,6 +227,8 @@ class Forward(Service):
         with self.lock:
             self.done = True
             sock, self.upstream = self.upstream, None
+        self.incoming.put(None)
+        self.opened.set()
         if sock is not None:
             try:
                 sock.shutdown(socket.SHUT_RDWR)  # wakes the pump's recv

@@ -6,7 +6,9 @@ payload, one unacknowledged WRTE per stream at a time (the receiver answers
 OKAY). Messages are handled on the connection's own thread, under
 :attr:`Connection.lock`; a service that answers from a thread of its own (the
 forwarding proxy, forward.py) writes under that lock too and waits for its
-stream to drain (:meth:`_Stream.wait_drained`) before reading more. A phone
+stream to drain (:meth:`_Stream.wait_drained`) before reading more; one with
+``acks_itself`` acknowledges each client write when it has consumed it
+(:meth:`_Stream.ack`), which holds the client to its pace. A phone
 with an ``open_service(name, connection)`` method opens its own services
 instead of services.py's. A stream whose request is malformed, or whose
 service fails, is closed; a message that breaks the protocol closes the
@@ -66,6 +68,13 @@ class _Stream:
             self.conn.streams.pop(self.local_id, None)
         if not self.waiting_ack:
             self.conn.drained.notify_all()
+
+    def ack(self) -> None:
+        """Acknowledge the client's last write (a service with ``acks_itself`` calls it once the
+        bytes are consumed: the client sends nothing more on this stream until then)."""
+        with self.conn.lock:
+            if not (self.closing or self.closed):
+                self.conn.send(wire.A_OKAY, self.local_id, self.remote_id)
 
     def wait_drained(self, timeout: float) -> bool:
         """Block (from a service's own thread) until the client has taken every byte written.
@@ -210,7 +219,8 @@ class Connection:
         stream = self.streams.get(msg.arg1)
         if stream is None or stream.remote_id != msg.arg0:
             return
-        self.send(wire.A_OKAY, stream.local_id, stream.remote_id)
+        if not getattr(stream.service, "acks_itself", False):
+            self.send(wire.A_OKAY, stream.local_id, stream.remote_id)
         self._guarded(stream, lambda: stream.service.data(stream, msg.payload))
 
     def _guarded(self, stream: _Stream, fn: Any, what: str = "") -> None:
