@@ -7,7 +7,6 @@ state); pass-through is byte-identical; a hostile client does not stop a good on
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import socket
