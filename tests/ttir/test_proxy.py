@@ -263,6 +263,17 @@ def test_ttir_proxy_on_the_command_line_logs_its_interventions_and_sums_up(adb_s
     assert summary["delayed"] == 1 and summary["inputs"] == 2 and summary["guard"]["triggers"] == {"interference": 1}
 
 
+def test_a_non_loopback_host_is_warned_about_and_an_unknown_serial_named(adb_server):
+    code = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
+    res = subprocess.run([sys.executable, "-c", code, "proxy", "--serial", "no-such-phone", "--port", str(free_ports(1)),
+                          "--host", "0.0.0.0", "--adb-port", str(adb_server.port)],
+                         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert res.returncode == 2, res.stderr
+    assert "WARNING: --host 0.0.0.0 serves the device no-such-phone to the network with no authentication" in res.stderr
+    assert "ttir proxy: error: --serial no-such-phone: device no-such-phone is not attached" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
 @pytest.fixture
 def proxied(adb_server, served):
     """A served phone (in-process) behind a proxy, both connected to the adb server."""

@@ -83,10 +83,18 @@ def run(args: argparse.Namespace) -> int:
             out.write(json.dumps(item.model_dump(mode="json"), ensure_ascii=False) + "\n")
             out.flush()
 
+    from benchmark.device import DeviceError
+
     try:
         proxy = AdbProxy(args.serial, port=args.port, host=args.host, goal=args.goal, config=config,
                          adb_port=args.adb_port, settle_s=args.settle, fresh_s=args.fresh, on_intervention=write)
+    except DeviceError as exc:  # no such device, no adb server: one line, not a traceback
+        if out is not sys.stdout:
+            out.close()
+        raise ValueError(f"--serial {args.serial}: {exc}") from None
     except OSError as exc:
+        if out is not sys.stdout:
+            out.close()
         raise ValueError(f"{exc}; is something else listening there? Choose another --port") from None
     stop = threading.Event()
     previous: Optional[Any] = None
