@@ -11,6 +11,8 @@ Sections:
              built-in sweep, or ``--spec``; see ``measure_runner`` for the 16-core command);
 - ``ray``    the same small sweep on the local process pool and on the Ray executor (2 workers each);
 - ``adb``    one served-phone step through the real adb server (tap + screencap + dump) vs in-process.
+- ``proxy``  what ``ttir proxy`` adds to an agent's ``input tap`` on a served phone: with a fresh
+             screen the agent pulled through it, and without (the guard dumps).
 - ``ocr``    text read from a 1080x2400 screenshot (the ``ttir[ocr]`` extra): uncached, and a cache hit by
              content (a new capture of the same screen) and by the same image object.
 """
@@ -255,6 +257,13 @@ def measure_adb() -> dict[str, Any]:
     return measure()
 
 
+def measure_proxy() -> dict[str, Any]:
+    """Median added ms per ``input tap`` through ``ttir proxy`` vs direct, with and without a fresh agent-pulled screen."""
+    from experiments.proxy_perf import measure_proxy as measure
+
+    return measure()
+
+
 def measure_ocr(screens: int = 12) -> dict[str, Any]:
     """OCR per simulated 1080x2400 screen (each task's first screens): uncached (the cache
     cleared before each read), a content hit (an identical new image) and an object hit."""
@@ -319,6 +328,7 @@ SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "runner": measure_runner,
     "ray": measure_ray,
     "adb": measure_adb,
+    "proxy": measure_proxy,
     "ocr": measure_ocr,
     "model_load": measure_model_load,
     "adbd_limits": measure_adbd_limits,

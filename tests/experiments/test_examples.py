@@ -67,3 +67,15 @@ def test_the_guard_loop_example_recovers_what_the_agent_alone_loses():
     assert guarded.returncode == 0 and "ended done, verified True" in guarded.stdout, \
         guarded.stdout + guarded.stderr[-2000:]
     assert "'resolved': 1" in guarded.stdout
+
+
+def test_the_proxy_example_puts_an_unchanged_adb_script_behind_the_guard():
+    """examples/proxy/adb_script.py: a served phone, a private adb server, `ttir proxy` as its own
+    command, the script alone (fails) and on the proxy's serial (succeeds)."""
+    script = ROOT / "examples" / "proxy" / "adb_script.py"
+    alone = subprocess.run([sys.executable, str(script), "--alone"], capture_output=True, text=True, timeout=300)
+    assert alone.returncode == 1 and "alone: success=False" in alone.stdout, alone.stdout + alone.stderr[-2000:]
+    proxied = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert proxied.returncode == 0 and "through ttir proxy: success=True" in proxied.stdout, \
+        proxied.stdout + proxied.stderr[-2000:]
+    assert "proxy: delayed 'input tap 613 312'" in proxied.stdout and "com.android.permissioncontroller" in proxied.stdout

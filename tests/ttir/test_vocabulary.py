@@ -22,6 +22,8 @@ VOCABULARIES = {
     "STAR layers": (r"[\"']S[\"'],\s*[\"']T[\"'],\s*[\"']A[\"'],\s*[\"']R[\"']", "perturb/base.py"),
     "control roles": (r"[\"']dismiss[\"'],\s*[\"']engage[\"'],\s*[\"']destructive[\"'],\s*[\"']neutral[\"']", "ttir/core/lexicon.py"),
     "interference kinds": (r"[\"']permission[\"'],\s*[\"']anr[\"'],\s*[\"']crash[\"'],\s*[\"']dev_error[\"']", "ttir/core/diagnosis.py"),
+    "proxy command fates": (r"[\"']forwarded[\"'],\s*[\"']delayed[\"'],\s*[\"']held_back[\"']", "ttir/guarded/proxy/guard.py"),
+    "adb service kinds": (r"[\"']shell_v2[\"'],\s*[\"']shell[\"'],\s*[\"']exec[\"'],\s*[\"']sync[\"']", "benchmark/devices/adbd/forward.py"),
 }
 
 

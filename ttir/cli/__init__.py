@@ -30,6 +30,7 @@ COMMANDS: dict[str, dict[str, str]] = {
     "phones": {
         "doctor": "check that a real phone or emulator (adb) is ready, or (--vlm) that a model endpoint is",
         "serve-adb": "serve simulated phones as real adb devices (a task and a perturbation on them) for adb-driven agents",
+        "proxy": "guard an adb agent you cannot change: an adb device that forwards to the phone and guards each input",
         "watch": "keep a phone clear of interruptions while anything else drives it (an agent, a test suite, a person)",
         "serve-model": "serve the offline model of the local-model extra (SmolLM2-135M, llama.cpp) on 127.0.0.1",
     },

@@ -6,7 +6,9 @@ What it holds:
 
 - ``checks``: ``Check`` (one diagnoser and its recovery) and ``default_checks``;
 - ``middleware``: ``GuardedAgent`` / ``AsyncGuardedAgent`` and ``guard()``;
-- ``report``: what the guard did (findings, recovery sessions, model usage, errors).
+- ``report``: what the guard did (findings, recovery sessions, model usage, errors);
+- ``watch``: ``Watcher`` / ``watching()``, interruptions kept off a phone beside any agent;
+- ``proxy``: ``AdbProxy`` / ``ProxyGuard``, the guard before an adb agent's ``input`` commands.
 
 (It is not called ``ttir.guard``: that name is the function users call, and a subpackage of
 the same name would replace it on import.)

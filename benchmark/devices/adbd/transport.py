@@ -3,9 +3,16 @@
 The host (the adb server) opens streams with OPEN; each gets a local id and a
 service (services.py). Data flows in WRTE messages of at most the negotiated
 payload, one unacknowledged WRTE per stream at a time (the receiver answers
-OKAY). Everything runs on the connection's own thread. A stream whose
-request is malformed, or whose service fails, is closed; a message that
-breaks the protocol closes the connection. Neither stops the daemon.
+OKAY). Messages are handled on the connection's own thread, under
+:attr:`Connection.lock`; a service that answers from a thread of its own (the
+forwarding proxy, forward.py) writes under that lock too and waits for its
+stream to drain (:meth:`_Stream.wait_drained`) before reading more; one with
+``acks_itself`` acknowledges each client write when it has consumed it
+(:meth:`_Stream.ack`), which holds the client to its pace. A phone
+with an ``open_service(name, connection)`` method opens its own services
+instead of services.py's. A stream whose request is malformed, or whose
+service fails, is closed; a message that breaks the protocol closes the
+connection. Neither stops the daemon.
 """
 
 from __future__ import annotations
@@ -36,16 +43,18 @@ class _Stream:
         self.closed = False
 
     def write(self, data: bytes) -> None:
-        if self.closing or self.closed or not data:
-            return
-        size = self.conn.max_payload
-        for i in range(0, len(data), size):
-            self.queue.append(data[i:i + size])
-        self.pump()
+        with self.conn.lock:
+            if self.closing or self.closed or not data:
+                return
+            size = self.conn.max_payload
+            for i in range(0, len(data), size):
+                self.queue.append(data[i:i + size])
+            self.pump()
 
     def close(self) -> None:
-        self.closing = True
-        self.pump()
+        with self.conn.lock:
+            self.closing = True
+            self.pump()
 
     def pump(self) -> None:
         if self.closed or self.waiting_ack:
@@ -57,6 +66,28 @@ class _Stream:
             self.closed = True
             self.conn.send(wire.A_CLSE, self.local_id, self.remote_id)
             self.conn.streams.pop(self.local_id, None)
+        if not self.waiting_ack:
+            self.conn.drained.notify_all()
+
+    def ack(self) -> None:
+        """Acknowledge the client's last write (a service with ``acks_itself`` calls it once the
+        bytes are consumed: the client sends nothing more on this stream until then)."""
+        with self.conn.lock:
+            if not (self.closing or self.closed):
+                self.conn.send(wire.A_OKAY, self.local_id, self.remote_id)
+
+    def wait_drained(self, timeout: float) -> bool:
+        """Block (from a service's own thread) until the client has taken every byte written.
+
+        Args:
+            timeout: the most seconds to wait.
+
+        Returns:
+            True when drained; False when the stream closed or the client did not read in time.
+        """
+        with self.conn.lock:
+            ok = self.conn.drained.wait_for(lambda: self.closed or not (self.queue or self.waiting_ack), timeout)
+            return bool(ok) and not self.closed
 
 
 class Connection:
@@ -72,6 +103,8 @@ class Connection:
         self.streams: dict[int, _Stream] = {}
         self._next_id = 1
         self._send_lock = threading.Lock()
+        self.lock = threading.RLock()  # the streams' state: the connection's thread and service threads
+        self.drained = threading.Condition(self.lock)
         self.host_features: list[str] = []
         self.sync_budget = SyncBudget(MAX_SYNC_INFLIGHT)
 
@@ -109,14 +142,16 @@ class Connection:
                 if payload is None:
                     return
                 wire.check_payload(command, payload, crc, self.version)
-                self.handle(wire.Message(command, arg0, arg1, payload))
+                with self.lock:
+                    self.handle(wire.Message(command, arg0, arg1, payload))
         except wire.ProtocolError as exc:
             logger.warning("adbd {}: closing the connection from {}: {}", self.phone.serial, self.peer, exc)
         except OSError as exc:
             logger.debug("adbd {}: connection from {} ended: {}", self.phone.serial, self.peer, exc)
         finally:
-            for s in list(self.streams.values()):
-                self._closed_by_host(s)
+            with self.lock:
+                for s in list(self.streams.values()):
+                    self._closed_by_host(s)
             try:
                 self.sock.close()
             except OSError:
@@ -164,7 +199,9 @@ class Connection:
                 raise ValueError("OPEN with remote id 0")
             if len(self.streams) >= MAX_STREAMS:
                 raise ValueError(f"more than {MAX_STREAMS} open streams")
-            service = open_service(self.phone, name, self.max_payload, self.sync_budget)
+            opener = getattr(self.phone, "open_service", None)
+            service = (opener(name, self) if callable(opener)
+                       else open_service(self.phone, name, self.max_payload, self.sync_budget))
         except Exception as exc:  # noqa: BLE001 - a bad request fails its stream only
             logger.warning("adbd {}: OPEN {!r} refused: {}", self.phone.serial, name[:200], exc)
         if service is None:
@@ -182,7 +219,8 @@ class Connection:
         stream = self.streams.get(msg.arg1)
         if stream is None or stream.remote_id != msg.arg0:
             return
-        self.send(wire.A_OKAY, stream.local_id, stream.remote_id)
+        if not getattr(stream.service, "acks_itself", False):
+            self.send(wire.A_OKAY, stream.local_id, stream.remote_id)
         self._guarded(stream, lambda: stream.service.data(stream, msg.payload))
 
     def _guarded(self, stream: _Stream, fn: Any, what: str = "") -> None:
@@ -200,6 +238,7 @@ class Connection:
     def _closed_by_host(self, stream: _Stream) -> None:
         stream.closed = True
         self.streams.pop(stream.local_id, None)
+        self.drained.notify_all()
         try:
             stream.service.closed()
         except Exception:  # noqa: BLE001
