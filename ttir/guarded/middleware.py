@@ -513,6 +513,24 @@ class GuardedAgent:
         self._core.reset(goal)
         self._core.started = True
 
+    def start_with_history(self, goal: str, history: list[StepRecord]) -> None:
+        """Start an episode part-way: the guard's history begins with ``history`` (its checks see
+        the past steps) and the wrapped agent is left as it is (prime it first, e.g. with
+        :func:`ttir.guarded.resume.resume_agent`).
+
+        Args:
+            goal: the task in natural language.
+            history: the steps already taken, oldest first; the last one is the step whose
+                effect the next observation shows.
+        """
+        self._core.finish()
+        self._core.reset(goal)
+        self._core.started = True
+        if history:
+            self._core.history = list(history[:-1])[-HISTORY_LIMIT:]
+            last = history[-1]
+            self._core.last = (last.observation, last.step, last.source)
+
     def step(self, obs: Observation) -> AgentStep:
         """The next step for the screen ``obs``: the wrapped agent's, or a recovery's.
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Literal, Sequence
 
 from ttir.core.types import StepRecord
+from ttir.guarded.middleware import GuardedAgent
 
 ResumeHow = Literal["resume", "observed", "reset"]
 
@@ -33,18 +34,9 @@ def resume_agent(agent: Any, goal: str, history: Sequence[StepRecord]) -> Resume
         How the history reached the agent: ``resume`` (its own method), ``observed`` (shown the
         past observations) or ``reset`` (no history: a fresh start).
     """
-    from ttir.guarded.middleware import HISTORY_LIMIT, GuardedAgent
-
     if isinstance(agent, GuardedAgent):
         how = resume_agent(agent.inner, goal, history)
-        core = agent._core
-        core.finish()
-        core.reset(goal)
-        core.started = True
-        if history:
-            core.history = list(history[:-1])[-HISTORY_LIMIT:]
-            last = history[-1]
-            core.last = (last.observation, last.step, last.source)
+        agent.start_with_history(goal, list(history))
         return how
     own = getattr(agent, "resume", None)
     if callable(own):
