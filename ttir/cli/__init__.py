@@ -22,7 +22,7 @@ COMMANDS: dict[str, dict[str, str]] = {
     },
     "inspect": {
         "tasks": "list the benchmark tasks",
-        "perturbations": "list the perturbations ({perturbation_counts}) with their defaults",
+        "perturbations": "list the perturbations (AndroidReality's, AnTrap's traps, and those beyond the papers) with their defaults",
         "show": "see what the agent sees: a task step, clean or under a perturbation (side by side)",
         "report": "metrics, tables (report.md), plots and a trajectory viewer (viewer.html) for a run",
         "compare": "two runs' metrics side by side with deltas (compare.md)",
@@ -51,17 +51,9 @@ TTIR_LOG=DEBUG for more.
 """
 
 
-def perturbation_counts() -> str:
-    """``24 AndroidReality, 10 AnTrap, 6 beyond the paper``, counted from the perturbation registry."""
-    from perturb import ANDROIDREALITY, ANTRAP, EXTENSIONS
-
-    return f"{len(ANDROIDREALITY)} AndroidReality, {len(ANTRAP)} AnTrap, {len(EXTENSIONS)} beyond the paper"
-
-
 def command_help() -> dict[str, dict[str, str]]:
-    """:data:`COMMANDS` with the figures filled in (only ``ttir --help`` pays for the registry import)."""
-    fill = {"perturbation_counts": perturbation_counts()}
-    return {g: {n: t.format(**fill) for n, t in cmds.items()} for g, cmds in COMMANDS.items()}
+    """:data:`COMMANDS` as ``ttir --help`` lists them (no package is imported for it: the help stays instant)."""
+    return COMMANDS
 
 
 class _TopParser(argparse.ArgumentParser):
