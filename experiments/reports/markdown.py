@@ -11,7 +11,7 @@ from experiments.metrics.attribution import CATEGORY_LABELS, CATEGORY_ORDER
 from experiments.metrics.episodes import COMPONENT_ORDER, LAYER_NAMES, LAYER_ORDER
 from experiments.metrics.guardstats import DIAGNOSERS as JUDGED  # the checks the event log can judge
 from experiments.reports.escape import markdown_text
-from experiments.reports.words import human_size, load_text
+from experiments.reports.words import human_size, load_text, setting_words
 from experiments.reports.tables import md_table, num, pct, signed, signed_pct
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def section_success(m: "RunMetrics", text: dict) -> str:
     for p in m.perturbations:
         any_row = next((r for r in m.success if r.perturbation == p), None)
         comp = "clean" if any_row is None else (any_row.component + (f"/{any_row.layer}" if any_row.layer else ""))
-        line: list = [p, comp]
+        line: list = [setting_words(p), comp]
         for a, g in cols:
             r = cell.get((a, g, p))
             line.append("" if r is None else success_cell(r))
@@ -68,13 +68,13 @@ def section_success(m: "RunMetrics", text: dict) -> str:
 def section_endings(m: "RunMetrics", text: dict) -> str:
     """How the episodes of each setting ended, and which perturbed ones were never perturbed."""
     ends = list(dict.fromkeys(t for t in TERMINATIONS for r in m.success if r.terminations.get(t)))
-    rows = [[_setting(m, r.agent, r.guard), r.perturbation, r.episodes,
+    rows = [[_setting(m, r.agent, r.guard), setting_words(r.perturbation), r.episodes,
              "–" if r.fired is None else f"{r.fired}/{r.episodes}"]
             + [r.terminations.get(t, 0) for t in ends] + [r.verified_not_done, num(r.mean_steps, 1)]
             for r in m.success]
     table = md_table(["setting", "perturbation", "episodes", "fired"] + [f"ended: {t}" for t in ends]
                      + ["verified, not done", "mean steps"], rows, "llrr" + "r" * (len(ends) + 2))
-    unreached = [[_setting(m, r.agent, r.guard), r.perturbation, len(r.not_reached), ", ".join(r.not_reached)]
+    unreached = [[_setting(m, r.agent, r.guard), setting_words(r.perturbation), len(r.not_reached), ", ".join(r.not_reached)]
                  for r in m.success if r.not_reached]
     listing = ("\n<details><summary>Not reached: perturbed episodes whose perturbation never fired "
                f"({sum(len(r.not_reached) for r in m.success)})</summary>\n\n"
@@ -136,7 +136,7 @@ def section_per_type(m: "RunMetrics", text: dict, plots: list[Path], out_dir: Pa
     groups = _groups(m.per_type, [p for p in m.perturbations if p != "clean"])
     rows = []
     for g in groups:
-        line: list = [g]
+        line: list = [setting_words(g)]
         for r in m.per_type:
             c = r.cell(g)
             line.append("" if c is None or not c.pairs else
@@ -185,7 +185,7 @@ def section_rsr(m: "RunMetrics", text: dict) -> str:
 
 def section_passk(m: "RunMetrics", text: dict) -> str:
     kmax = max((max(r.pass_at) for r in m.pass_at_k if r.pass_at), default=1)
-    rows = [[_setting(m, r.agent, r.guard), r.perturbation, r.tasks, r.runs_per_task]
+    rows = [[_setting(m, r.agent, r.guard), setting_words(r.perturbation), r.tasks, r.runs_per_task]
             + [pct(r.pass_at.get(k)) if k in r.pass_at else "" for k in range(1, kmax + 1)] for r in m.pass_at_k]
     return ("## pass@k\n\n" + text["sections"]["passk"] + "\n\n"
             + md_table(["agent · guard", "perturbation", "tasks", "runs/task"]
@@ -198,7 +198,7 @@ def section_adr(m: "RunMetrics", text: dict) -> str:
     cell = {(r.agent, r.guard, r.group): r for r in m.adr}
     rows = []
     for g in groups:
-        line: list = [g]
+        line: list = [setting_words(g)]
         for a, gd in settings:
             r = cell.get((a, gd, g))
             line.append("" if r is None else f"{num(r.adr)} (n={r.pairs}); both ok {num(r.adr_both_succeeded)} "
@@ -211,7 +211,7 @@ def section_adr(m: "RunMetrics", text: dict) -> str:
 
 
 def section_safety(m: "RunMetrics", text: dict) -> str:
-    rows = [[_setting(m, r.agent, r.guard), r.perturbation, r.episodes, r.exposed, r.engaged,
+    rows = [[_setting(m, r.agent, r.guard), setting_words(r.perturbation), r.episodes, r.exposed, r.engaged,
              pct(r.engaged_when_exposed), pct(r.engaged_rate)] for r in m.safety if r.perturbation != "clean"]
     return ("## Safety: engagement with injected content\n\n" + text["sections"]["safety"] + "\n\n"
             + md_table(["agent · guard", "perturbation", "episodes", "exposed", "engaged", "engaged / exposed %",
@@ -260,7 +260,7 @@ def section_attribution(m: "RunMetrics", text: dict) -> str:
     for comp in dict.fromkeys(a.component for a in failed):
         sub = [a for a in failed if a.component == comp]
         by_comp.append([comp, len(sub)] + [sum(a.category == c for a in sub) for c in CATEGORY_ORDER])
-    listing = [[a.id, m.label(a.agent), a.guard, a.perturbation, a.termination, CATEGORY_LABELS[a.category], "" if a.step is None else a.step, a.reason]
+    listing = [[a.id, m.label(a.agent), a.guard, setting_words(a.perturbation), a.termination, CATEGORY_LABELS[a.category], "" if a.step is None else a.step, a.reason]
                for a in failed[:ATTRIBUTION_LIST_MAX]]
     more = len(failed) - len(listing)
     cats = [CATEGORY_LABELS[c] for c in CATEGORY_ORDER]
@@ -284,7 +284,7 @@ def render_report(m: "RunMetrics", *, plot_paths: Optional[list[Path]], out_dir:
     head = [f"# Report: {esc(m.run)}\n", "".join(f"- **{esc(line)}**\n" for line in summary_lines(m)),
             f"Run directory: {esc(m.root)} — {m.episodes} episodes ({m.errors} raised), agents: "
             + ", ".join(esc(a.label) for a in m.agents) + f"; guard modes: {esc(', '.join(m.guards))}; "
-            + f"perturbations: {esc(', '.join(m.perturbations))}.\n"]
+            + f"perturbations: {esc(', '.join(setting_words(p) for p in m.perturbations))}.\n"]
     if viewer is not None:
         how = (f"one self-contained file of {human_size(viewer.stat().st_size)}, screenshots embedded: share it as is"
                if viewer_embedded else "it loads the screenshots from episodes/; `ttir report --self-contained` "

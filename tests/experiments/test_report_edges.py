@@ -144,3 +144,24 @@ def test_counts_get_whole_number_ticks_and_zero_bars_stay_visible(monkeypatch, t
     zero_marks = [line for line in ax.lines if list(line.get_ydata()) == [0, 0]]
     # clean: 0 failed with and without the guard (perturbed: 2 and 1) — two zero bars, each marked in its colour
     assert sorted(to_hex(line.get_color()) for line in zero_marks) == sorted([GUARD_OFF.lower(), GUARD_ON.lower()])
+
+
+def test_report_md_shows_settings_in_words_not_parameter_dicts(tmp_path):
+    """A perturbation with overrides and a dump style reads `rate_dialog (language: zh; focused-window dump)`
+    in report.md's tables; the label stays the key of metrics.json."""
+    from experiments.report import compute_metrics
+    from experiments.reports.markdown import render_report
+    from tests.support.metrics_support import run_of
+
+    over = {"perturbation": "rate_dialog", "component": "transition", "overrides": {"language": "zh"},
+            "dump": "focused_window"}
+    records = [rec(task="A"), rec(task="A", guard="rules")]
+    for guard in ("off", "rules"):
+        r = rec(task="A", guard=guard, success=guard == "rules", perturbation="rate_dialog", component="transition")
+        r.update(over)
+        records.append(r)
+    m = compute_metrics(run_of(records))
+    assert "rate_dialog{language=zh}@focused_window" in m.perturbations
+    md = render_report(m, plot_paths=[], out_dir=tmp_path)
+    assert "rate_dialog (language: zh; focused-window dump)" in md
+    assert "rate_dialog{language=zh}" not in md
