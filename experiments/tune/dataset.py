@@ -21,31 +21,22 @@ from typing import Any, Iterable, Optional
 
 from loguru import logger
 
-from experiments.store import EPISODES
+from experiments.store import EPISODES, RunStore
 from experiments.tune.labels import LABEL_KEYS, label_episode
 
 DEFAULT_HISTORY = 16  # steps of history per row; rows of an episode chain to the guard's 64 (tune/README.md)
 
 
 def _episode_records(run_dir: Path) -> list[dict[str, Any]]:
-    path = run_dir / EPISODES
-    if not path.exists():
-        raise FileNotFoundError(f"{run_dir} is not a run directory: {path} does not exist (make one with `ttir run SPEC`)")
-    out = []
-    with path.open("r", encoding="utf-8") as fh:
-        for line in fh:
-            if not line.endswith("\n"):
-                break
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(rec, dict) and rec.get("status") == "ok":
-                out.append(rec)
+    """The run's finished episodes (status ok), read the way every run reader reads them (RunStore:
+    a cut last line, a line that is not JSON or not a record is skipped with a warning)."""
+    if not (run_dir / EPISODES).exists():
+        raise FileNotFoundError(f"{run_dir} is not a run directory: {run_dir / EPISODES} does not exist "
+                                "(make one with `ttir run SPEC`)")
     seen: set[str] = set()
     unique = []
-    for r in out:  # a resumed run never duplicates, but be safe
-        if r["id"] not in seen:
+    for r in RunStore(run_dir).records():  # a resumed run never duplicates, but be safe
+        if r.get("status") == "ok" and r["id"] not in seen:
             seen.add(r["id"])
             unique.append(r)
     return unique
@@ -165,6 +156,7 @@ def build(run_dir: Path | str, out: Path | str, *, history: int = DEFAULT_HISTOR
         raise ValueError(f"link={link!r}: expected hard, copy or symlink")
     records = select_episodes(_episode_records(run_dir), per_perturbation=per_perturbation, seed=seed,
                               agents=agents, perturbations=perturbations, guard=guard)
+    store = RunStore(run_dir)  # after the check above: opening a store makes its folder
     if (out / "steps.jsonl").exists():
         if not force:
             raise ValueError(f"{out} already holds a dataset (steps.jsonl); pass --force to rebuild it")
@@ -177,12 +169,11 @@ def build(run_dir: Path | str, out: Path | str, *, history: int = DEFAULT_HISTOR
     skipped: list[str] = []
     with tmp.open("w", encoding="utf-8") as fh:
         for n, rec in enumerate(records):
-            src = run_dir / "episodes" / rec["id"]
-            traj_path = src / "trajectory.json"
-            if not traj_path.exists():
+            src = store.episode_dir(rec["id"])
+            traj = store.trajectory(rec["id"])
+            if traj is None:
                 skipped.append(rec["id"])
                 continue
-            traj = json.loads(traj_path.read_text(encoding="utf-8"))
             if not any("truth" in s for s in traj.get("trajectory", [])):
                 skipped.append(rec["id"])
                 continue
