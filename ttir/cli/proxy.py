@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import threading
 from pathlib import Path
 from typing import Any, Optional, TextIO
+
+from ttir.cli.stopping import StopSignal
 
 DESCRIPTION = """\
 Put the guard between an adb-driven agent and its phone, without touching the
@@ -96,24 +97,16 @@ def run(args: argparse.Namespace) -> int:
         if out is not sys.stdout:
             out.close()
         raise ValueError(f"{exc}; is something else listening there? Choose another --port") from None
-    stop = threading.Event()
-    previous: Optional[Any] = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    proxy.start()
-    print(f"ttir proxy: {args.serial} behind the guard on {proxy.address}"
-          f"{f' (goal: {args.goal})' if args.goal else ''}\n  adb connect {proxy.address}\n{READY}",
-          file=sys.stderr, flush=True)
-    try:
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-        proxy.close()
-        if out is not sys.stdout:
-            out.close()
+    with StopSignal() as stop:
+        proxy.start()
+        print(f"ttir proxy: {args.serial} behind the guard on {proxy.address}"
+              f"{f' (goal: {args.goal})' if args.goal else ''}\n  adb connect {proxy.address}\n{READY}",
+              file=sys.stderr, flush=True)
+        try:
+            stop.wait()
+        finally:
+            proxy.close()
+            if out is not sys.stdout:
+                out.close()
     print("ttir proxy: " + json.dumps(proxy.summary()), file=sys.stderr)
     return 0

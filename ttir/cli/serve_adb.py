@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any, Optional
+
+from ttir.cli.stopping import StopSignal
 
 DESCRIPTION = """\
 Serve N simulated phones over the adb protocol on consecutive TCP ports, as
@@ -121,16 +121,9 @@ def run(args: argparse.Namespace) -> int:
                 daemons.append(AdbDaemon(phone, host=args.host, port=port).start())
             except OSError as exc:
                 raise ValueError(f"{exc}; is something else listening there? Choose another --port") from None
-        _announce(daemons, task, args)
-        stop = threading.Event()
-        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
-        try:
-            while not stop.wait(0.5):
-                pass
-        except KeyboardInterrupt:
-            pass
-        finally:
-            signal.signal(signal.SIGTERM, previous)
+        with StopSignal() as stop:
+            _announce(daemons, task, args)
+            stop.wait()
     finally:
         for d in daemons:
             d.close()

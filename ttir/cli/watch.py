@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any, Optional, TextIO
+
+from ttir.cli.stopping import StopSignal
 
 DESCRIPTION = """\
 Keep a phone clear of interruptions while anything else drives it: your agent,
@@ -69,21 +69,16 @@ def run(args: argparse.Namespace) -> int:
         out.flush()
 
     watcher = Watcher(device, config, goal=args.goal, on_intervention=write)
-    stop = threading.Event()
-    previous: Optional[Any] = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    print(f"ttir watch: watching {args.serial} every {config.watch.interval_s:g} s"
-          f"{'' if args.duration is None else f' for {args.duration:g} s'}; Ctrl-C to stop", file=sys.stderr)
-    try:
-        watch_for(watcher, args.duration, stop)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-        if out is not sys.stdout:
-            out.close()
-        device.close()
+    with StopSignal() as stop:
+        print(f"ttir watch: watching {args.serial} every {config.watch.interval_s:g} s"
+              f"{'' if args.duration is None else f' for {args.duration:g} s'}; Ctrl-C to stop", file=sys.stderr)
+        try:
+            watch_for(watcher, args.duration, stop.event)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            if out is not sys.stdout:
+                out.close()
+            device.close()
     print("ttir watch: " + json.dumps(watcher.summary()), file=sys.stderr)
     return 0
