@@ -31,6 +31,7 @@ from experiments.checkpoints.history import history_step
 from experiments.checkpoints.model import (CHECKPOINTS, Checkpoint, is_injected, load,  # noqa: F401 - re-exported
                                           parse_position, prefix_length)
 from experiments.checkpoints.placement import FirstError, place_run
+from experiments.checkpoints.propose import open_env  # noqa: F401 - re-exported
 from experiments.checkpoints.replay import ScreenDigest, replay_prefix, screen_digest, sha256
 
 DEFAULT_POSITIONS = ("t-3", "t-1", "t", "t+1", "t+1+")
@@ -214,18 +215,3 @@ def inject(base: Checkpoint, ep: Any) -> Optional[tuple[Checkpoint, Optional[byt
                                  "history": [*base.history, history_step(len(base.actions), action, None)],
                                  "injected": action, "injected_by": "oracle"})
     return ck, jpg, xml
-
-
-def open_env(ep: Any) -> tuple[Any, Any, Any, int]:
-    """(perturbed device, what the agent sees, task, source budget) for the episode spec ``ep``."""
-    from benchmark import make_task
-    from experiments.worker import budget_for, device
-    from perturb import PerturbedDevice, make
-    from perturb.dump_style import with_dump_style
-
-    task = make_task(ep.task, seed=ep.task_seed, i=ep.instance)
-    budget = budget_for(ep, task)
-    perts = [make(name, **ov) for u in ep.under for name, ov in u.items()]
-    perts += [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
-    env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
-    return env, with_dump_style(env, ep.dump), task, budget

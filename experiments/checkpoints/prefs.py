@@ -107,7 +107,7 @@ def rollout(ck: Checkpoint, action: dict[str, Any], agent: Any, seed: int) -> bo
     """Restore ``ck``, execute ``action``, let ``agent`` go on; done-gated success."""
     from benchmark import run_episode
     from experiments.agents import build_agent
-    from experiments.checkpoints.build import open_env
+    from experiments.checkpoints.propose import open_env
     from experiments.checkpoints.resume import ReplayedStart, ResumedAgent
     from experiments.worker import _jpeg
 

@@ -3,6 +3,7 @@
 - :func:`agent_spec` — an ``AgentSpec`` by name, kind and params;
 - :func:`source_agent` — the source run's spec of the agent that made the first error;
 - :func:`episode_for` — the ``EpisodeSpec`` of an agent started at a checkpoint;
+- :func:`open_env` — the perturbed simulated phone of an episode, built as the worker builds it;
 - :func:`next_action` — restore the checkpoint, prime the agent with its history, take one step.
 """
 
@@ -55,7 +56,6 @@ def next_action(ck: Checkpoint, agent: Any, seed: int, guard: str = "off") -> tu
         (the action as a dict, whether the guard's recovery chose it instead of the agent).
     """
     from experiments.agents import build_agent
-    from experiments.checkpoints.build import open_env
     from experiments.checkpoints.resume import ReplayedStart, ResumedAgent
     from experiments.worker import _jpeg
 
@@ -73,3 +73,18 @@ def next_action(ck: Checkpoint, agent: Any, seed: int, guard: str = "off") -> tu
         return step.action.to_dict(), acted
     finally:
         env.close()
+
+
+def open_env(ep: Any) -> tuple[Any, Any, Any, int]:
+    """(perturbed device, what the agent sees, task, source budget) for the episode spec ``ep``."""
+    from benchmark import make_task
+    from experiments.worker import budget_for, device
+    from perturb import PerturbedDevice, make
+    from perturb.dump_style import with_dump_style
+
+    task = make_task(ep.task, seed=ep.task_seed, i=ep.instance)
+    budget = budget_for(ep, task)
+    perts = [make(name, **ov) for u in ep.under for name, ov in u.items()]
+    perts += [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
+    env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
+    return env, with_dump_style(env, ep.dump), task, budget
