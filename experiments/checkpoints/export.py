@@ -53,6 +53,7 @@ class Context(BaseModel):
     state: StateSummary
     history: list[HistoryStep]
     candidate_actions: list[dict[str, Any]]
+    injected: Optional[dict[str, Any]] = None  # t+K+: the last history step's action was injected (the oracle's)
     outcomes: list[Outcome] = Field(default_factory=list)
 
 
@@ -101,7 +102,8 @@ def contexts(ck_dir: Path | str, run_dir: Optional[Path | str] = None) -> list[C
     return [Context(id=ck.id, goal=ck.goal, task=ck.task, perturbation=ck.perturbation, position=ck.position,
                     error_class=ck.error_class, ttir_category=ck.ttir_category, steps_taken=ck.steps_taken,
                     prefix_steps=ck.prefix_steps, remaining_budget=ck.remaining_budget, state=state_summary(ck_dir, ck),
-                    history=ck.history, candidate_actions=_source_next(ck), outcomes=outcomes.get(ck.id, []))
+                    history=ck.history, candidate_actions=_source_next(ck), injected=ck.injected,
+                    outcomes=outcomes.get(ck.id, []))
             for ck in load(ck_dir)]
 
 

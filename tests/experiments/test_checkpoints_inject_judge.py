@@ -48,8 +48,9 @@ def test_the_injected_position_is_read_and_ordered_after_its_plain_one():
 # -- injection ------------------------------------------------------------------------------------
 
 def test_an_injected_checkpoint_replaces_the_source_s_next_action_by_the_oracle_s(source):
-    from experiments.checkpoints.propose import agent_spec, next_action
     from experiments.checkpoints.build import open_env
+    from experiments.checkpoints.export import contexts
+    from experiments.checkpoints.propose import agent_spec, next_action
     from experiments.checkpoints.resume import ReplayedStart
     from experiments.spec import EpisodeSpec
     from experiments.worker import _jpeg
@@ -69,6 +70,8 @@ def test_an_injected_checkpoint_replaces_the_source_s_next_action_by_the_oracle_
         assert ck.actions != plain.actions  # the oracle does not repeat the source's stuck step here
         assert ck.history[:-1] == at_t.history and not any(w in ck.history[-1].summary.lower() for w in BANNED_WORDS)
         assert (root / "ck" / "screens" / f"{ck.id}.xml").exists()
+        ctx = next(c for c in contexts(root / "ck") if c.id == ck.id)  # the export: no source action at that state
+        assert ctx.candidate_actions == [] and ctx.injected == ck.injected
         ep = EpisodeSpec(task=ck.task, perturbation=ck.perturbation, agent=PLANNER, checkpoint=ck.model_dump(mode="json"))
         env, shown, task, _ = open_env(ep)
         try:
