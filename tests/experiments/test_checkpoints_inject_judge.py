@@ -213,3 +213,23 @@ def test_ttir_checkpoints_judge_on_the_command_line(source, tmp_path, capsys, mo
     assert main(["checkpoints", "judge", str(root / "ck"), str(tmp_path / "missing.jsonl"), "--out",
                  str(tmp_path / "j.jsonl"), "--base-url", "http://127.0.0.1:9/v1"]) == 2
     assert "ttir checkpoints prefs" in capsys.readouterr().err
+
+
+@pytest.mark.live_model
+@pytest.mark.xdist_group("live_model")
+def test_the_offline_model_judges_the_pairs_over_http(source, tmp_path, live_model):
+    """The real offline model (`ttir serve-model`): every question is answered with A or B or counted as
+    unanswered with its error; a 135M model is scored, not expected to be right."""
+    from experiments.checkpoints.judge import judge_preferences
+    from ttir.model.client import VLMClient
+
+    root, _ = source
+    _pairs(root, tmp_path / "prefs.jsonl")
+    with VLMClient(live_model) as client:
+        s = judge_preferences(root / "ck", tmp_path / "prefs.jsonl", client, out=tmp_path / "judged.jsonl")
+    judged = [json.loads(x) for x in (tmp_path / "judged.jsonl").read_text().splitlines()]
+    assert s.pairs == 2 and s.questions == 4
+    assert s.answered + sum(len(j["errors"]) for j in judged) == 4
+    assert s.agree + s.disagree + s.inconsistent + s.unanswered == 2 and 0 <= s.correct <= s.answered
+    for j in judged:
+        assert {j["chosen_first"], j["rejected_first"]} <= {"A", "B", None}
