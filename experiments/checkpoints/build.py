@@ -2,12 +2,15 @@
 
 Positions (AndroidFlux §3, §C.2): ``t-k`` — the state in which the source agent decided step
 ``t-k`` (``t-k`` recorded actions replayed); ``t`` — the erroneous action already taken
-(``t+1`` actions); ``t+1`` — one more step of the source agent (``t+2`` actions). A position is
+(``t+1`` actions); ``t+1`` — one more step of the source agent (``t+2`` actions); ``t+1+`` — that
+step replaced by an injected correct action, the oracle's next action at ``t`` (:func:`inject`;
+AndroidFlux's injection gain compares ``t+1+`` with ``t+1``). A position is
 admitted when its prefix lies inside the recorded trajectory, contains no status action, and the
 recorded screen after it was stored (failed episodes keep their screenshots; ``save_xml`` keeps
 dumps). Every admitted checkpoint is replayed (``replay``) and kept only when the replayed screen
 matches the recorded one (``ScreenDigest.matches``: JPEG hash and dump hash); the others are
-dropped and counted.
+dropped and counted. An injected position is verified up to the injection (the recorded screen
+before it); the screen after it has no recording and is the replayed one.
 
 CK_DIR holds ``checkpoints.jsonl`` (one :class:`Checkpoint` a line), ``placements.jsonl`` (every
 failed episode, placed or not, ``placement.FirstError``), ``screens/<id>.jpg|.xml`` (the restored
@@ -25,12 +28,13 @@ from loguru import logger
 from pydantic import BaseModel, Field
 
 from experiments.checkpoints.history import history_step
-from experiments.checkpoints.model import (CHECKPOINTS, Checkpoint, load, parse_position,  # noqa: F401 - re-exported
-                                          prefix_length)
+from experiments.checkpoints.model import (CHECKPOINTS, Checkpoint, is_injected, load,  # noqa: F401 - re-exported
+                                          parse_position, prefix_length)
 from experiments.checkpoints.placement import FirstError, place_run
+from experiments.checkpoints.propose import open_env  # noqa: F401 - re-exported
 from experiments.checkpoints.replay import ScreenDigest, replay_prefix, screen_digest, sha256
 
-DEFAULT_POSITIONS = ("t-3", "t-1", "t", "t+1")
+DEFAULT_POSITIONS = ("t-3", "t-1", "t", "t+1", "t+1+")
 PLACEMENTS = "placements.jsonl"
 SUMMARY = "summary.json"
 
@@ -39,6 +43,8 @@ class PositionCounts(BaseModel):
     admitted: int = 0
     not_admitted: int = 0  # the prefix would start before the episode or run past it (or past a status)
     unverifiable: int = 0  # the recorded screen was not stored
+    not_injected: int = 0  # t+K+: the oracle's next action ends the episode (nothing to inject)
+    injected_as_source: int = 0  # t+K+: the injected action equals the source's own (the same state as t+K)
     reproduced: int = 0
     not_reproduced: int = 0  # dropped
 
@@ -122,9 +128,9 @@ def _episode_checkpoints(fe: FirstError, store: Any, rec: Any, offsets: dict[str
     ep = spec_cls.model_validate(traj["spec"])
     ep_dir = store.episode_dir(fe.id)
     assert fe.step is not None
-    todo: dict[str, int] = {}
+    todo: dict[str, int] = {}  # label -> recorded actions replayed (t+K+: before the injected one)
     for label, off in offsets.items():
-        n = prefix_length(fe.step, off)
+        n = prefix_length(fe.step, off) - (1 if is_injected(label) else 0)
         counts = summary.by_position[label]
         if n < 0 or n >= len(steps) or any((steps[i].get("agent_step") or {}).get("action", {}).get("action_type")
                                            in ("status", None) for i in range(n)):
@@ -165,6 +171,13 @@ def _episode_checkpoints(fe: FirstError, store: Any, rec: Any, offsets: dict[str
             actions=actions[:n], history=[history_step(i, actions[i], (steps[i].get("agent_step") or {}).get("summary"))
                                           for i in range(n)],
             screen=digest)
+        if is_injected(label):
+            made = inject(ck, ep)
+            if made is None:
+                counts.not_injected += 1
+                continue
+            ck, jpg, xml = made
+            counts.injected_as_source += ck.injected == (steps[n].get("agent_step") or {}).get("action")
         out.append(ck)
         if jpg is not None:
             (screens / f"{ck.id}.jpg").write_bytes(jpg)
@@ -172,18 +185,33 @@ def _episode_checkpoints(fe: FirstError, store: Any, rec: Any, offsets: dict[str
     return out
 
 
+def inject(base: Checkpoint, ep: Any) -> Optional[tuple[Checkpoint, Optional[bytes], bytes]]:
+    """The injected checkpoint ``t+K+`` from the verified state ``base`` before its last action.
 
+    The oracle (the robust plan-follower, primed with ``base``'s history) proposes the next action at
+    ``base``; it is executed after ``base``'s prefix and the screen it leads to becomes the checkpoint's
+    screen (replay is deterministic: a resumed episode checks it again). The history gets a neutral
+    entry for it, as for any recorded step.
 
-def open_env(ep: Any) -> tuple[Any, Any, Any, int]:
-    """(perturbed device, what the agent sees, task, source budget) for the episode spec ``ep``."""
-    from benchmark import make_task
-    from experiments.worker import budget_for, device
-    from perturb import PerturbedDevice, make
-    from perturb.dump_style import with_dump_style
+    Returns:
+        (checkpoint, JPEG bytes, dump bytes), or None when the oracle's next action ends the episode
+        (a status action: nothing to inject).
+    """
+    from experiments.checkpoints.propose import agent_spec, next_action
+    from experiments.worker import _jpeg
 
-    task = make_task(ep.task, seed=ep.task_seed, i=ep.instance)
-    budget = budget_for(ep, task)
-    perts = [make(name, **ov) for u in ep.under for name, ov in u.items()]
-    perts += [] if ep.perturbation == "clean" else [make(ep.perturbation, **ep.overrides)]
-    env = PerturbedDevice(device(), perts, seed=ep.episode_seed, budget=budget)
-    return env, with_dump_style(env, ep.dump), task, budget
+    action, _ = next_action(base, agent_spec("oracle", "oracle", {}), 0)
+    if action.get("action_type") in ("status", "answer"):
+        logger.warning("{}: the oracle's next action is {}; nothing to inject", base.id, action.get("action_type"))
+        return None
+    actions = [*base.actions, action]
+    env, shown, task, _ = open_env(ep)
+    try:
+        seen = replay_prefix(shown, shown.reset(task), actions)
+    finally:
+        env.close()
+    digest, jpg, xml = screen_digest(seen[-1], base.screenshot_width, _jpeg)
+    ck = base.model_copy(update={"actions": actions, "prefix_steps": len(actions), "screen": digest,
+                                 "history": [*base.history, history_step(len(base.actions), action, None)],
+                                 "injected": action, "injected_by": "oracle"})
+    return ck, jpg, xml

@@ -53,10 +53,12 @@ class Context(BaseModel):
     state: StateSummary
     history: list[HistoryStep]
     candidate_actions: list[dict[str, Any]]
+    injected: Optional[dict[str, Any]] = None  # t+K+: the last history step's action was injected (the oracle's)
     outcomes: list[Outcome] = Field(default_factory=list)
 
 
-def _state(ck_dir: Path, ck: Checkpoint) -> StateSummary:
+def state_summary(ck_dir: Path, ck: Checkpoint) -> StateSummary:
+    """The restored screen of ``ck`` summarised from its stored dump (``CK_DIR/screens/<id>.xml``)."""
     from ttir.core.types import Observation
 
     xml, jpg = ck_dir / "screens" / f"{ck.id}.xml", ck_dir / "screens" / f"{ck.id}.jpg"
@@ -73,6 +75,8 @@ def _source_next(ck: Checkpoint) -> list[dict[str, Any]]:
     """The source agent's own action at the checkpoint, from its trajectory (empty if not stored)."""
     from experiments.store import RunStore
 
+    if ck.injected is not None:
+        return []  # an injected state: the source agent never saw it
     traj = RunStore(ck.source_run).trajectory(ck.source_id) if Path(ck.source_run).exists() else None
     steps = (traj or {}).get("trajectory") or []
     if ck.prefix_steps < len(steps):
@@ -97,8 +101,9 @@ def contexts(ck_dir: Path | str, run_dir: Optional[Path | str] = None) -> list[C
                     steps=r.get("steps"), termination=r.get("termination")))
     return [Context(id=ck.id, goal=ck.goal, task=ck.task, perturbation=ck.perturbation, position=ck.position,
                     error_class=ck.error_class, ttir_category=ck.ttir_category, steps_taken=ck.steps_taken,
-                    prefix_steps=ck.prefix_steps, remaining_budget=ck.remaining_budget, state=_state(ck_dir, ck),
-                    history=ck.history, candidate_actions=_source_next(ck), outcomes=outcomes.get(ck.id, []))
+                    prefix_steps=ck.prefix_steps, remaining_budget=ck.remaining_budget, state=state_summary(ck_dir, ck),
+                    history=ck.history, candidate_actions=_source_next(ck), injected=ck.injected,
+                    outcomes=outcomes.get(ck.id, []))
             for ck in load(ck_dir)]
 
 

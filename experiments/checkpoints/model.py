@@ -1,15 +1,19 @@
 """What a checkpoint is (:class:`Checkpoint`, one line of ``CK_DIR/checkpoints.jsonl``) and its positions.
 
-Positions (AndroidFlux §3, §C.2) are written ``t-K``, ``t``, ``t+K`` around the first error ``t``:
-:func:`parse_position` reads them, :func:`prefix_length` says how many recorded actions a
-checkpoint replays, :func:`steps_bucket` is AndroidFlux's bucket of steps taken before the error.
+Positions (AndroidFlux §3, §C.2, §C.6.2) are written ``t-K``, ``t``, ``t+K`` around the first error
+``t``, and ``t+K+`` for an injected position: the state of ``t+K`` with its last action (the source
+agent's own) replaced by a correct one (the oracle's next action), so that ``t+1+`` against ``t+1``
+is AndroidFlux's injection gain (``t+1+`` vs ``t+1−``). :func:`parse_position` reads a position's
+offset, :func:`is_injected` its injection mark, :func:`position_key` orders them,
+:func:`prefix_length` says how many actions a checkpoint replays, :func:`steps_bucket` is
+AndroidFlux's bucket of steps taken before the error.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Optional, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,20 +22,36 @@ from experiments.checkpoints.replay import ScreenDigest
 
 StepsBucket = Literal["<=3", "4-6", ">=7"]  # AndroidFlux's buckets of steps taken before the first error
 BUCKETS: tuple[str, ...] = get_args(StepsBucket)
-POSITION = re.compile(r"t(?:([+-])(\d{1,2}))?")
+POSITION = re.compile(r"t(?:([+-])(\d{1,2}))?(\+)?")
 CHECKPOINTS = "checkpoints.jsonl"
 
 
+def _match(text: str) -> "re.Match[str]":
+    m = POSITION.fullmatch(text.strip())
+    if m is None or (m.group(3) and (m.group(1) != "+" or int(m.group(2)) < 1)):
+        raise ValueError(f"position {text!r}: expected t, t-K, t+K or t+K+ (K >= 1 for t+K+, the injected "
+                         "position; e.g. t-3,t-1,t,t+1,t+1+)")
+    return m
+
+
 def parse_position(text: str) -> int:
-    """``t-3`` -> -3, ``t`` -> 0, ``t+1`` -> 1.
+    """``t-3`` -> -3, ``t`` -> 0, ``t+1`` -> 1, ``t+1+`` -> 1.
 
     Raises:
-        ValueError: not of the form t, t-K or t+K (K up to 99).
+        ValueError: not of the form t, t-K, t+K or t+K+ (K up to 99; K >= 1 for t+K+).
     """
-    m = POSITION.fullmatch(text.strip())
-    if m is None:
-        raise ValueError(f"position {text!r}: expected t, t-K or t+K (e.g. t-3,t-1,t,t+1)")
+    m = _match(text)
     return 0 if m.group(1) is None else int(m.group(2)) * (1 if m.group(1) == "+" else -1)
+
+
+def is_injected(text: str) -> bool:
+    """``t+K+``: the last action of the ``t+K`` prefix is an injected correct action, not the source's."""
+    return bool(_match(text).group(3))
+
+
+def position_key(text: str) -> tuple[int, bool]:
+    """Sort key of a position: by offset, the injected position right after its plain one."""
+    return parse_position(text), is_injected(text)
 
 
 def position_label(offset: int) -> str:
@@ -81,7 +101,9 @@ class Checkpoint(BaseModel):
     screenshot_width: int = 360
     actions: list[dict[str, Any]]  # the recorded prefix
     history: list[HistoryStep]  # what the resumed agent is told (history.py)
-    screen: ScreenDigest  # the restored screen (equal to the recorded one)
+    screen: ScreenDigest  # the restored screen (equal to the recorded one; at t+K+ the replayed one after the injection)
+    injected: Optional[dict[str, Any]] = None  # t+K+: the correct action that replaced the source's (actions[-1])
+    injected_by: Optional[str] = None  # the agent that proposed it (oracle)
 
     @property
     def remaining_budget(self) -> int:

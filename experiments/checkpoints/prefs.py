@@ -15,7 +15,8 @@ The panel: ``oracle``, ``reference`` and the source agent (its kind and params) 
 ``0 .. repeats-1`` (its propensities are seeded; the two plan-followers are deterministic and roll
 out once each), plus any ``kind: python`` agent named in ``--panel-spec``. Every rollout restores the
 checkpoint (replay, screen checked), executes the candidate, then primes the panel agent with the
-history and that step.
+history and that step. Proposals and rollouts run in worker processes with ``workers > 1``
+(``_map``); each is self-contained and seeded, so the pairs are the same as with one.
 
 Pairs of candidates whose success counts differ by at least ``margin`` are the preferences; each
 pair shares the checkpoint's task, state and history. The guard's agreement: among pairs with a
@@ -24,13 +25,13 @@ pair shares the checkpoint's task, state and history. The guard's agreement: amo
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from pydantic import BaseModel, Field
 
 from experiments.checkpoints.model import Checkpoint, load
+from experiments.checkpoints.propose import agent_spec, episode_for, next_action, source_agent
 
 
 class Candidate(BaseModel):
@@ -70,63 +71,49 @@ class PrefsSummary(BaseModel):
         return self.guard_preferred / self.guard_pairs if self.guard_pairs else None
 
 
-def _agent_spec(name: str, kind: str, params: dict[str, Any]) -> Any:
-    from experiments.spec import AgentSpec
-
-    return AgentSpec(name=name, kind=kind, params=params)  # type: ignore[arg-type]
-
-
-def _source_agent(ck: Checkpoint) -> Any:
-    spec = json.loads((Path(ck.source_run) / "spec.json").read_text()) if (Path(ck.source_run) / "spec.json").exists() else {}
-    for a in spec.get("agents") or []:
-        if a.get("name") == ck.source_agent:
-            return _agent_spec(a["name"], a["kind"], a.get("params") or {})
-    return _agent_spec(ck.source_agent, ck.source_agent_kind, {})
+def _propose(job: tuple[Checkpoint, Any, int, str]) -> tuple[dict[str, Any], bool]:
+    ck, agent, seed, guard = job
+    return next_action(ck, agent, seed, guard)
 
 
-def _episode(ck: Checkpoint, agent: Any, seed: int, guard: str = "off") -> Any:
-    from experiments.spec import EpisodeSpec
-
-    return EpisodeSpec(task=ck.task, instance=ck.instance, task_seed=ck.task_seed, perturbation=ck.perturbation,
-                       overrides=ck.overrides, under=ck.under, dump=ck.dump, budget_multiplier=ck.budget_multiplier,
-                       trap_budget_factor=ck.trap_budget_factor, agent=agent, guard=guard, seed=seed,  # type: ignore[arg-type]
-                       checkpoint=ck.model_dump(mode="json"))
+def _rollout(job: tuple[Checkpoint, dict[str, Any], Any, int]) -> bool:
+    return rollout(*job)
 
 
-def _propose(ck: Checkpoint, agent: Any, seed: int, guard: str = "off") -> tuple[dict[str, Any], bool]:
-    """(the next action ``agent`` takes at the checkpoint, whether the guard's recovery chose it)."""
-    from experiments.agents import build_agent
-    from experiments.checkpoints.build import open_env
-    from experiments.checkpoints.resume import ReplayedStart, ResumedAgent
-    from experiments.worker import _jpeg
+def _map(fn: Callable[[Any], Any], jobs: list[Any], workers: int) -> list[Any]:
+    """``[fn(j) for j in jobs]``, in worker processes when ``workers > 1``; the results in ``jobs``' order.
 
-    ep = _episode(ck, agent, seed, guard)
-    env, shown, task, _ = open_env(ep)
-    try:
-        start = ReplayedStart(shown, ck, _jpeg)
-        obs = start.reset(task)
-        built = build_agent(ep, task)
-        resumed = ResumedAgent(built, start)
-        resumed.reset(task.goal)
-        step = resumed.step(obs)
-        events = built.pop_events() if hasattr(built, "pop_events") else []
-        acted = any(e.get("type") in ("recovery_step", "session_opened", "claim_blocked") for e in events)
-        return step.action.to_dict(), acted
-    finally:
-        env.close()
+    Every job is self-contained and seeded (a restored checkpoint, a seeded agent), so the results do
+    not depend on which process ran which job or when: the output equals the sequential one.
+    """
+    if workers <= 1 or len(jobs) <= 1:
+        return [fn(j) for j in jobs]
+    import multiprocessing as mp
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from experiments.executor import warm_up
+    from experiments.process_lifetime import die_with_parent
+
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    if ctx.get_start_method() == "fork":
+        warm_up()  # forked workers inherit the imports and caches
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx, initializer=die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
+        return list(pool.map(fn, jobs, chunksize=1))
 
 
 def rollout(ck: Checkpoint, action: dict[str, Any], agent: Any, seed: int) -> bool:
     """Restore ``ck``, execute ``action``, let ``agent`` go on; done-gated success."""
     from benchmark import run_episode
     from experiments.agents import build_agent
-    from experiments.checkpoints.build import open_env
+    from experiments.checkpoints.propose import open_env
     from experiments.checkpoints.resume import ReplayedStart, ResumedAgent
     from experiments.worker import _jpeg
 
     if action.get("action_type") == "status":
         return False  # ending the episode at the broken state: the task was not done (the source failed)
-    ep = _episode(ck, agent, seed)
+    ep = episode_for(ck, agent, seed)
     env, shown, task, _ = open_env(ep)
     try:
         start = ReplayedStart(shown, ck, _jpeg, then=[action])
@@ -137,7 +124,7 @@ def rollout(ck: Checkpoint, action: dict[str, Any], agent: Any, seed: int) -> bo
 
 
 def preferences(ck_dir: Path | str, out: Path | str, *, repeats: int = 2, margin: int = 2,
-                position: str = "t") -> PrefsSummary:
+                position: str = "t", workers: int = 1) -> PrefsSummary:
     """Collect, roll out and pair the candidates of every checkpoint at ``position``; write the pairs as JSONL.
 
     Args:
@@ -146,39 +133,52 @@ def preferences(ck_dir: Path | str, out: Path | str, *, repeats: int = 2, margin
         repeats: seeds of the source agent in the panel.
         margin: the least difference in successes that makes a pair.
         position: which checkpoints (AndroidFlux: ``t``).
+        workers: worker processes for the proposals and rollouts (the output is the same for any number).
 
     Returns:
         The counts and the guard's agreement.
     """
     cks = [c for c in load(ck_dir) if c.position == position]
     summary = PrefsSummary()
-    pairs: list[Preference] = []
-    for ck in cks:
-        source = _source_agent(ck)
-        panel = [(_agent_spec("oracle", "oracle", {}), 0), (_agent_spec("reference", "reference", {}), 0),
-                 *((source, s) for s in range(repeats))]
+    oracle, reference = agent_spec("oracle", "oracle", {}), agent_spec("reference", "reference", {})
+    sources = [source_agent(ck) for ck in cks]
+    # 1. proposals: the guard's choice around the source agent, the two plan-followers' next actions
+    asks = [job for ck, src in zip(cks, sources)
+            for job in ((ck, src, ck.source_seed, "rules"), (ck, oracle, 0, "off"), (ck, reference, 0, "off"))]
+    answers = iter(_map(_propose, asks, workers))
+    all_cands: list[list[Candidate]] = []
+    panels: list[list[tuple[Any, int]]] = []
+    for ck, src in zip(cks, sources):
+        panel = [(oracle, 0), (reference, 0), *((src, s) for s in range(repeats))]
+        panels.append(panel)
         summary.panel = [f"{a.name}:s{s}" for a, s in panel]
         proposals: list[tuple[str, dict[str, Any], Optional[bool]]] = []
-        traj = _recorded_next(ck)
-        if traj is not None:
-            proposals.append(("agent", traj, None))
-        guard_action, acted = _propose(ck, source, ck.source_seed, guard="rules")
+        recorded = _recorded_next(ck)
+        if recorded is not None:
+            proposals.append(("agent", recorded, None))
+        guard_action, acted = next(answers)
         proposals.append(("guard", guard_action, acted))
         summary.guard_acted += acted
-        for name, kind in (("oracle", "oracle"), ("reference", "reference")):
-            proposals.append((name, _propose(ck, _agent_spec(name, kind, {}), 0)[0], None))
+        proposals += [("oracle", next(answers)[0], None), ("reference", next(answers)[0], None)]
         cands: list[Candidate] = []
-        for src, action, acted_ in proposals:
+        for src_name, action, acted_ in proposals:
             same = next((c for c in cands if c.action == action), None)
             if same is None:
-                cands.append(Candidate(action=action, sources=[src], guard_acted=acted_))
+                cands.append(Candidate(action=action, sources=[src_name], guard_acted=acted_))
             else:
-                same.sources.append(src)
+                same.sources.append(src_name)
                 if acted_ is not None:
                     same.guard_acted = acted_
+        all_cands.append(cands)
+    # 2. rollouts: every candidate by every panel member
+    jobs = [(ck, c.action, agent, seed) for ck, cands, panel in zip(cks, all_cands, panels)
+            for c in cands for agent, seed in panel]
+    results = iter(_map(_rollout, jobs, workers))
+    pairs: list[Preference] = []
+    for ck, cands, panel in zip(cks, all_cands, panels):
         for c in cands:
-            for agent, seed in panel:
-                c.successes += rollout(ck, c.action, agent, seed)
+            for _ in panel:
+                c.successes += next(results)
                 c.rollouts += 1
         summary.checkpoints += 1
         summary.candidates += len(cands)
@@ -208,6 +208,8 @@ def preferences(ck_dir: Path | str, out: Path | str, *, repeats: int = 2, margin
 def _recorded_next(ck: Checkpoint) -> Optional[dict[str, Any]]:
     from experiments.store import RunStore
 
+    if ck.injected is not None:
+        return None  # an injected state: the source agent never saw it
     traj = RunStore(ck.source_run).trajectory(ck.source_id) if Path(ck.source_run).exists() else None
     steps = (traj or {}).get("trajectory") or []
     if ck.prefix_steps < len(steps):

@@ -1,7 +1,7 @@
 """Restoring a checkpoint's phone state: the recorded prefix replayed under the episode's seeds.
 
 The simulated phone, its task and its perturbations are built as ``experiments.worker.run_one``
-builds them (``build.open_env``) (same task seed and instance, same perturbation overrides and ``under`` list, same
+builds them (``propose.open_env``) (same task seed and instance, same perturbation overrides and ``under`` list, same
 episode seed and step budget, same dump style), then the recorded actions are executed in order,
 each followed by one observation, as the episode loop did. Active perturbations keep their state:
 they live in the same ``PerturbedDevice`` that replays the prefix.

@@ -6,13 +6,12 @@ Read from the run's own records: an episode with a ``checkpoint`` key started at
 
 - :func:`recovery_metrics` — success counts by agent x guard and position, first-error class
   (at ``t``), bucket of steps taken before the error (``<=3``, ``4-6``, ``>=7``); AndroidFlux's
-  rewinding gain (success at ``t-1`` minus at ``t``, overall and per bucket); clean-start success;
-  and the Pearson correlation between clean-start success and recovery (all positions) across
-  agent x guard x task cells.
+  rewinding gain (success at ``t-1`` minus at ``t``, overall and per bucket); AndroidFlux's injection
+  gain (success at ``t+1+`` — the error, then an injected correct action — minus at ``t+1`` — the
+  error, then the source's own next action; overall and per bucket) when the checkpoints have both;
+  clean-start success; and the Pearson correlation between clean-start success and recovery (all
+  positions but the injected ones) across agent x guard x task cells.
 - :func:`recovery_section` — the markdown (None for a run without checkpoint episodes).
-
-Injection gain (AndroidFlux: ``t+1`` after an injected correct action vs after the source's own
-next action) needs an injected action at ``t``; the section says so instead of a number.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from typing import Any, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
-from experiments.checkpoints.model import BUCKETS, parse_position, steps_bucket
+from experiments.checkpoints.model import BUCKETS, is_injected, position_key, steps_bucket
 from experiments.metrics.episodes import RunData, succeeded
 
 
@@ -51,13 +50,21 @@ class RecoveryRow(BaseModel):
     classes: dict[str, Cell] = Field(default_factory=dict)  # at t
     buckets: dict[str, dict[str, Cell]] = Field(default_factory=dict)  # bucket -> position -> cell
 
-    def gain(self, bucket: Optional[str] = None) -> Optional[float]:
-        """Rewinding gain: success at t-1 minus success at t (percentage points)."""
+    def _diff(self, a_pos: str, b_pos: str, bucket: Optional[str]) -> Optional[float]:
         cells = self.positions if bucket is None else self.buckets.get(bucket, {})
-        a, b = cells.get("t-1"), cells.get("t")
+        a, b = cells.get(a_pos), cells.get(b_pos)
         if a is None or b is None or a.rate is None or b.rate is None:
             return None
         return 100 * (a.rate - b.rate)
+
+    def gain(self, bucket: Optional[str] = None) -> Optional[float]:
+        """Rewinding gain: success at t-1 minus success at t (percentage points)."""
+        return self._diff("t-1", "t", bucket)
+
+    def injection_gain(self, bucket: Optional[str] = None) -> Optional[float]:
+        """Injection gain: success at t+1+ (an injected correct action after the error) minus at t+1
+        (the source's own next action after it), in percentage points."""
+        return self._diff("t+1+", "t+1", bucket)
 
 
 class RecoveryMetrics(BaseModel):
@@ -72,7 +79,7 @@ class RecoveryMetrics(BaseModel):
 
 
 def _order(labels: Sequence[str]) -> list[str]:
-    return sorted(set(labels), key=parse_position)
+    return sorted(set(labels), key=position_key)
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> Optional[float]:
@@ -114,7 +121,8 @@ def recovery_metrics(run: RunData) -> Optional[RecoveryMetrics]:
         if pos == "t":
             classes.append(cls)
             row.classes.setdefault(cls, Cell()).add(ok)
-        rec.add(ok)
+        if not is_injected(pos):  # recovery from the source's own states (an injected one is not)
+            rec.add(ok)
     if not n_ck:
         return None
     pairs = [(c.rate, k.rate) for c, k in cells.values() if c.rate is not None and k.rate is not None]
@@ -139,16 +147,19 @@ def recovery_section(run: RunData) -> Optional[str]:
     m = recovery_metrics(run)
     if m is None:
         return None
+    inject = "t+1+" in m.positions and "t+1" in m.positions
     out = ["\n## Recovery from checkpoints\n",
            f"{m.checkpoint_episodes} episodes started at a first-error checkpoint (AndroidFlux positions: `t-k` before "
-           "the first error, `t` with the erroneous action taken, `t+1` one source step later) and "
+           "the first error, `t` with the erroneous action taken, `t+1` one source step later, `t+1+` the error then "
+           "an injected correct action, the oracle's next action) and "
            f"{m.clean_start_episodes} from the task's start under the same perturbations (clean start). Success is "
            "done-gated; a resumed agent has the task's budget minus the replayed prefix"
            + (f"; {m.mismatched} checkpoint episode(s) did not restore the checkpoint's screen (errors)" if m.mismatched else "")
            + ".\n", "\n### By position\n",
-           _table(["agent", "guard", "clean start", *m.positions, "rewinding gain (t-1 − t)"],
+           _table(["agent", "guard", "clean start", *m.positions, "rewinding gain (t-1 − t)",
+                   *(["injection gain (t+1+ − t+1)"] if inject else [])],
                   [[r.agent, r.guard, r.clean_start.show(), *(r.positions.get(p, Cell()).show() for p in m.positions),
-                    _pp(r.gain())] for r in m.rows])]
+                    _pp(r.gain()), *([_pp(r.injection_gain())] if inject else [])] for r in m.rows])]
     if m.classes:
         out += ["\n### By first-error class (at t)\n",
                 _table(["agent", "guard", *m.classes], [[r.agent, r.guard, *(r.classes.get(c, Cell()).show()
@@ -161,6 +172,17 @@ def recovery_section(run: RunData) -> Optional[str]:
                      _pp(r.gain("<=3")), _pp(r.gain(">=7")),
                      _pp(None if r.gain("<=3") is None or r.gain(">=7") is None else r.gain(">=7") - r.gain("<=3"))]
                     for r in m.rows])]
+    if inject:
+        out += ["\n### Rewinding vs injection by steps taken before the first error\n",
+                "AndroidFlux's timing contrast: rewinding gain (t-1 − t) and injection gain (t+1+ − t+1) for early "
+                "(≤3) and late (≥7) first errors.\n\n",
+                _table(["agent", "guard", *(f"{b}: t+1+ / t+1" for b in BUCKETS), "rewind ≤3", "inject ≤3",
+                        "rewind ≥7", "inject ≥7"],
+                       [[r.agent, r.guard,
+                         *(f"{r.buckets.get(b, {}).get('t+1+', Cell()).show()} / "
+                           f"{r.buckets.get(b, {}).get('t+1', Cell()).show()}" for b in BUCKETS),
+                         _pp(r.gain("<=3")), _pp(r.injection_gain("<=3")), _pp(r.gain(">=7")),
+                         _pp(r.injection_gain(">=7"))] for r in m.rows])]
     guards = sorted({r.guard for r in m.rows})
     if "off" in guards and len(guards) > 1:
         body = []
@@ -176,8 +198,10 @@ def recovery_section(run: RunData) -> Optional[str]:
                                              for p in m.positions)])
         out += ["\n### Guard on − off, by position\n", _table(["agent", "guard", *m.positions], body)]
     corr = "–" if m.correlation is None else f"{m.correlation:+.2f}"
-    out += [f"\nClean-start success vs recovery (all positions), Pearson r across {m.correlation_cells} agent × guard "
-            f"× task cells: **{corr}**.\n",
-            "\nInjection gain (AndroidFlux: `t+1` after an injected correct action vs after the source's own next "
-            "action) needs an injected action at `t`; this run resumes after the source's own actions only.\n"]
+    out += [f"\nClean-start success vs recovery (all positions but the injected one), Pearson r across {m.correlation_cells} agent × guard "
+            f"× task cells: **{corr}**.\n"]
+    if not inject:
+        out += ["\nInjection gain (AndroidFlux: `t+1+`, an injected correct action after the error, vs `t+1`, the "
+                "source's own next action) needs checkpoints at both; build them with "
+                "`ttir checkpoints RUN_DIR --out CK_DIR --positions t-1,t,t+1,t+1+`.\n"]
     return "".join(out)

@@ -9,17 +9,23 @@ from typing import Any
 DESCRIPTION = """\
 AndroidFlux-style recovery checkpoints (docs/checkpoints.md).
 
-  ttir checkpoints RUN_DIR --out CK_DIR [--positions t-3,t-1,t,t+1]
+  ttir checkpoints RUN_DIR --out CK_DIR [--positions t-3,t-1,t,t+1,t+1+]
       place the first error of every failed episode of RUN_DIR (a run on simulated phones) with its
       class (stagnation, direction, execution) beside ttir's error category; build a checkpoint at
       each position by replaying the recorded prefix under the episode's seeds; keep those whose
       screen reproduces the recorded one (screenshot and dump hashes), count the rest. Writes
       CK_DIR/checkpoints.jsonl, placements.jsonl, screens/ and summary.json.
-  ttir checkpoints prefs CK_DIR --out FILE.jsonl [--repeats 2] [--margin 2]
+  ttir checkpoints prefs CK_DIR --out FILE.jsonl [--repeats 2] [--margin 2] [--workers N]
       recovery-action preferences at t: candidate next actions (the source agent's own, the rules
       guard's recovery, the oracle's and the reference plan-follower's) each rolled out by a fixed panel
-      (oracle, reference, the source agent with seeds 0..repeats-1); pairs whose success counts differ
-      by --margin or more, as JSONL; prints how often the guard's recovery is the preferred action.
+      (oracle, reference, the source agent with seeds 0..repeats-1), in N worker processes (the same
+      pairs for any N); pairs whose success counts differ by --margin or more, as JSONL; prints how
+      often the guard's recovery is the preferred action.
+  ttir checkpoints judge CK_DIR PREFS.jsonl --out ANSWERS.jsonl [--base-url URL] [--model NAME]
+      a model behind an OpenAI-compatible endpoint (--base-url/--model/--api-key, or TTIR_VLM_BASE_URL,
+      TTIR_VLM_MODEL, TTIR_VLM_API_KEY) picks the better action of every preference pair (goal, history
+      and a text summary of the screen; both orders asked); prints how often it agrees with the
+      outcome-grounded preference, beside the guard's agreement on the same pairs.
   ttir checkpoints export CK_DIR --out FILE.jsonl [--run RUN_DIR]
       the checkpoint contexts (state summary, history, candidate actions, and the outcomes of a run
       started `from_checkpoints: CK_DIR`) as JSONL.
@@ -31,14 +37,61 @@ Then run agents from the checkpoints: a spec with `from_checkpoints: CK_DIR` (`t
 
 def register(sub: Any, name: str, help_text: str) -> None:
     p = sub.add_parser(name, help=help_text, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("args", nargs="+", metavar="RUN_DIR | prefs CK_DIR | export CK_DIR", help="a run folder, or: prefs CK_DIR, or: export CK_DIR")
-    p.add_argument("--out", type=Path, required=True, help="the checkpoint folder (build) or the JSONL file (export)")
-    p.add_argument("--positions", default="t-3,t-1,t,t+1", help="checkpoint positions around the first error t "
-                                                                "(default t-3,t-1,t,t+1)")
+    p.add_argument("args", nargs="+", metavar="RUN_DIR | prefs CK_DIR | judge CK_DIR PREFS | export CK_DIR",
+                   help="a run folder, or: prefs CK_DIR, or: judge CK_DIR PREFS.jsonl, or: export CK_DIR")
+    p.add_argument("--out", type=Path, required=True, help="the checkpoint folder (build) or the JSONL file "
+                                                          "(prefs, judge, export)")
+    p.add_argument("--positions", default="t-3,t-1,t,t+1,t+1+", help="checkpoint positions around the first error t "
+                                                                "(default t-3,t-1,t,t+1,t+1+; t+1+: the error, then an injected correct action)")
     p.add_argument("--run", type=Path, default=None, help="export: a run started from_checkpoints (its outcomes)")
     p.add_argument("--repeats", type=int, default=2, help="prefs: seeds of the source agent in the panel (default 2)")
     p.add_argument("--margin", type=int, default=2, help="prefs: least difference in panel successes for a pair (default 2)")
+    p.add_argument("--workers", type=int, default=1, help="prefs: worker processes for the rollouts (default 1)")
+    p.add_argument("--base-url", default=None, help="judge: the endpoint (default $TTIR_VLM_BASE_URL)")
+    p.add_argument("--model", default=None, help="judge: the model name (default $TTIR_VLM_MODEL)")
+    p.add_argument("--api-key", default=None, help="judge: the API key (default $TTIR_VLM_API_KEY)")
+    p.add_argument("--timeout", type=float, default=60.0, help="judge: seconds per request (default 60)")
     p.set_defaults(func=run)
+
+
+def _judge(words: list[str], args: argparse.Namespace) -> int:
+    import os
+    import sys
+
+    if len(words) != 3:
+        print("ttir checkpoints judge: expected CK_DIR and PREFS.jsonl, e.g. "
+              "ttir checkpoints judge ck prefs.jsonl --out judged.jsonl --base-url http://127.0.0.1:8088/v1",
+              file=sys.stderr)
+        return 2
+    if not (args.base_url or os.environ.get("TTIR_VLM_BASE_URL")):
+        print("ttir checkpoints judge: no endpoint; pass --base-url URL (an OpenAI-compatible /v1) or set "
+              "TTIR_VLM_BASE_URL (e.g. `ttir serve-model` for the offline model)", file=sys.stderr)
+        return 2
+    from experiments.checkpoints.judge import judge_preferences
+    from ttir.core.config import VLMConfig
+    from ttir.model.client import VLMClient
+
+    client = VLMClient(VLMConfig(base_url=args.base_url, model=args.model, api_key=args.api_key,
+                                 timeout_s=args.timeout, max_retries=1))
+    try:
+        s = judge_preferences(words[1], words[2], client, out=args.out)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"ttir checkpoints judge: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        client.close()
+
+    def pct(v: float | None) -> str:
+        return "–" if v is None else f"{100 * v:.1f}%"
+
+    print(f"judge {s.model} at {s.base_url}: {s.pairs} pairs, {s.questions} questions (both orders), "
+          f"{s.answered} answered -> {args.out}")
+    print(f"it names the preferred action in {s.correct} of {s.answered} answers ({pct(s.order_accuracy)}; "
+          f"chance 50%); in both orders for {s.agree} of {s.pairs} pairs ({pct(s.pair_agreement)}), the rejected one "
+          f"in both for {s.disagree}, different answers per order for {s.inconsistent}, unanswered {s.unanswered}")
+    print(f"the guard's recovery is the preferred action in {s.guard_preferred} of {s.guard_pairs} pairs it is part "
+          f"of ({pct(s.guard_agreement)})")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,14 +108,16 @@ def run(args: argparse.Namespace) -> int:
         n = write_jsonl(words[1], args.out, args.run)
         print(f"{n} checkpoint contexts -> {args.out}")
         return 0
+    if words[0] == "judge":
+        return _judge(words, args)
     if words[0] == "prefs":
-        if len(words) != 2 or args.repeats < 1 or args.margin < 1:
-            print("ttir checkpoints prefs: expected one CK_DIR and --repeats/--margin >= 1, e.g. "
+        if len(words) != 2 or args.repeats < 1 or args.margin < 1 or args.workers < 1:
+            print("ttir checkpoints prefs: expected one CK_DIR and --repeats/--margin/--workers >= 1, e.g. "
                   "ttir checkpoints prefs ck --out prefs.jsonl", file=sys.stderr)
             return 2
         from experiments.checkpoints.prefs import preferences
 
-        s = preferences(words[1], args.out, repeats=args.repeats, margin=args.margin)
+        s = preferences(words[1], args.out, repeats=args.repeats, margin=args.margin, workers=args.workers)
         agree = "–" if s.guard_agreement is None else f"{100 * s.guard_agreement:.1f}%"
         print(f"{s.checkpoints} checkpoints at t, {s.candidates} candidate actions, {s.rollouts} rollouts "
               f"(panel {', '.join(s.panel)}): {s.pairs} preference pairs (margin >= {args.margin}) -> {args.out}")
@@ -78,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     if not (run_dir / "episodes.jsonl").exists():
         print(f"ttir checkpoints: {run_dir} holds no episodes.jsonl; pass a folder written by `ttir run`", file=sys.stderr)
         return 2
-    from experiments.checkpoints.build import build, parse_position
+    from experiments.checkpoints.build import build, is_injected, parse_position
 
     positions = tuple(p.strip() for p in args.positions.split(",") if p.strip())
     try:
@@ -94,7 +149,9 @@ def run(args: argparse.Namespace) -> int:
           + (f" ({'; '.join(f'{k}: {v}' for k, v in s.unplaced_reasons.items())})" if s.unplaced_reasons else ""))
     for label, c in s.by_position.items():
         print(f"  {label:>4}: {c.admitted} admitted ({c.not_admitted} not: prefix outside the episode), "
-              f"{c.reproduced} reproduced, {c.not_reproduced} dropped (screen differs), {c.unverifiable} unverifiable")
+              f"{c.reproduced} reproduced, {c.not_reproduced} dropped (screen differs), {c.unverifiable} unverifiable"
+              + (f"; injected: {c.not_injected} not (the oracle ends the episode), {c.injected_as_source} the same "
+                 "as the source's own action" if is_injected(label) else ""))
     print(f"{s.checkpoints} checkpoints -> {args.out}"
           + (f" ({100 * rate:.1f}% of those replayed reproduce the recorded screen)" if rate is not None else ""))
     return 0
