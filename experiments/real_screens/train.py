@@ -234,14 +234,26 @@ def scores(p: np.ndarray, screens: list[Screen], t: float) -> dict[str, Any]:
     return out
 
 
-def train(out: Path = DEFAULT_MODEL, seed: int = 0, progress: bool = False) -> dict[str, Any]:
-    """Train on ``dev``, write the model and its report; returns the report."""
-    screens = load_corpus(SPLIT)
-    feats, y, kept = dataset(screens, progress)
+def fit_models(feats: list[ScreenFeatures], y: np.ndarray, kept: list[Screen],
+               controls: tuple[list[ScreenFeatures], np.ndarray, np.ndarray, list[int], list[str]],
+               seed: int = 0) -> dict[str, Any]:
+    """Fit the screen model and the control model on ``kept`` (thresholds and C by
+    repository-grouped cross-validation inside it); the training step :func:`train` and
+    :mod:`experiments.real_screens.crossval` share.
+
+    Args:
+        feats, y, kept: the screens' features, targets and screens (:func:`dataset`).
+        controls: :func:`control_dataset` of ``kept``.
+        seed: the folds' and the solver's seed.
+
+    Returns:
+        ``screen`` and ``control`` (:class:`LinearModel`), ``thresholds`` (the four the model file
+        holds), ``C``, ``cross_validation`` and ``controls`` (the report's parts).
+    """
     X = matrix(feats)
     folds = grouped_folds(kept, seed)
     cv: dict[str, Any] = {}
-    best: Optional[tuple[float, float, float, float]] = None  # (recall, -c, t, u)
+    best: Optional[tuple[float, float, float, float]] = None  # (recall, c, t, u)
     for c in C_GRID:
         p = out_of_fold(X, y, folds, c, seed)
         t, u = thresholds(p, kept)
@@ -254,28 +266,39 @@ def train(out: Path = DEFAULT_MODEL, seed: int = 0, progress: bool = False) -> d
     model = _fit(X, y, c, seed)
     w = model.coef_.ravel()
     # the control picker: which control of a located overlay closes it
-    cf, cy, cbad, owner, roles = control_dataset(kept)
+    cf, cy, cbad, owner, roles = controls
     CX = matrix(cf, len(CONTROL_NUMERIC))
     cfolds = [folds[o] for o in owner]
     cp = out_of_fold(CX, cy, cfolds, 1.0, seed)
     ct, cv_veto, cstats = control_thresholds(cp, cy, cbad, owner, roles)
     cmodel = _fit(CX, cy, 1.0, seed)
     cw = cmodel.coef_.ravel()
+    return {"screen": LinearModel(w[:HASH_SIZE], w[HASH_SIZE:], float(model.intercept_[0])),
+            "control": LinearModel(cw[:HASH_SIZE], cw[HASH_SIZE:], float(cmodel.intercept_[0])),
+            "thresholds": {"threshold": t, "uncertain": u, "control_threshold": ct, "control_veto": cv_veto},
+            "C": c, "cross_validation": cv,
+            "controls": {"n": len(cy), "dismiss": int(cy.sum()), "engage_or_destructive": int(cbad.sum()),
+                         "overlays": len(set(owner)), "threshold": ct, "veto": cv_veto,
+                         "cross_validation": cstats}}
+
+
+def train(out: Path = DEFAULT_MODEL, seed: int = 0, progress: bool = False) -> dict[str, Any]:
+    """Train on ``dev``, write the model and its report; returns the report."""
+    screens = load_corpus(SPLIT)
+    feats, y, kept = dataset(screens, progress)
+    fitted = fit_models(feats, y, kept, control_dataset(kept), seed)
+    t = fitted["thresholds"]
     digest = hashlib.sha256("\n".join(sorted(s.id for s in kept)).encode()).hexdigest()[:12]
     repos = sorted({s.repo for s in kept})
     today = _dt.date.today().isoformat()
     trained_on = (f"{len(kept)} {SPLIT} screens ({int(y.sum())} interference) from {len(repos)} repositories of "
                   f"experiments/real_screens (files digest {digest}), trained {today}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    save_screen_model(out, LinearModel(w[:HASH_SIZE], w[HASH_SIZE:], float(model.intercept_[0])),
-                      LinearModel(cw[:HASH_SIZE], cw[HASH_SIZE:], float(cmodel.intercept_[0])),
-                      {"threshold": t, "uncertain": u, "control_threshold": ct, "control_veto": cv_veto}, trained_on)
+    save_screen_model(out, fitted["screen"], fitted["control"], t, trained_on)
     report = {"trained_on": trained_on, "split": SPLIT, "screens": len(kept), "interference": int(y.sum()),
-              "repositories": len(repos), "files_digest": digest, "date": today, "seed": seed, "C": c,
-              "threshold": t, "uncertain": u, "folds": FOLDS, "cross_validation": cv,
-              "controls": {"n": len(cy), "dismiss": int(cy.sum()), "engage_or_destructive": int(cbad.sum()),
-                           "overlays": len(set(owner)), "threshold": ct, "veto": cv_veto,
-                           "cross_validation": cstats},
+              "repositories": len(repos), "files_digest": digest, "date": today, "seed": seed, "C": fitted["C"],
+              "threshold": t["threshold"], "uncertain": t["uncertain"], "folds": FOLDS,
+              "cross_validation": fitted["cross_validation"], "controls": fitted["controls"],
               "targets": {"max_ordinary_false_alarms": MAX_ORDINARY_FA, "max_wanted_false_alarms": MAX_WANTED_FA,
                           "uncertain_ordinary": UNCERTAIN_ORDINARY},
               "model_file": out.name, "bytes": out.stat().st_size}
