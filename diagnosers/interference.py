@@ -517,14 +517,20 @@ class InterferenceDiagnoser(Diagnoser):
         learnt as a dismiss: the model never makes them taps."""
         model = self.screen_model
         overlay = {"kind": c.kind, "bounds": list(c.bounds)}
-        for b, p in zip(buttons, model.control_probabilities(overlay, buttons)):
+        probs = model.control_probabilities(overlay, buttons)
+        for b, p in zip(buttons, probs):
             b["dismiss_p"] = round(p, 4)
+            if b["role"] == "dismiss" and p < model.control_veto:
+                b["role"], b["learned"] = "neutral", True
+        # the model fills in a way out only where the vocabulary knows none: beside a known
+        # dismiss (a carousel's Skip) a learnt one is a second guess the guard would fall back
+        # to (its Next, which pages on), so none is learnt there
+        known = any(b["role"] == "dismiss" for b in buttons)
+        for b, p in zip(buttons, probs):
             # signing in is the user's call, whatever the model learnt of a wall's one way on
-            if b["role"] in ("neutral", "acknowledge") and p >= model.control_threshold \
+            if not known and b["role"] in ("neutral", "acknowledge") and p >= model.control_threshold \
                     and not names_sign_in(b.get("label") or ""):
                 b["role"], b["learned"] = "dismiss", True
-            elif b["role"] == "dismiss" and p < model.control_veto:
-                b["role"], b["learned"] = "neutral", True
         return [b["role"] for b in buttons]
 
     def _held(self, rule: Finding, model: Finding, held: list[str], why: str) -> Finding:

@@ -108,11 +108,12 @@ def control_thresholds(p: np.ndarray, y: np.ndarray, bad: np.ndarray, owner: lis
     """The control threshold and veto from out-of-fold probabilities.
 
     The threshold: the lowest probability at which a control of no known role, picked as the
-    best of its overlay, is a labelled engage or destructive control on at most
+    best of an overlay without a known dismiss control, is a labelled engage or destructive control on at most
     ``MAX_BAD_PICKS`` of the overlays, with the most dismiss controls found. The veto: the probability under which a control the vocabulary calls dismiss is
     more often labelled engage / destructive than dismiss (0 when never)."""
     unknown = np.array([r not in ("dismiss", "engage", "destructive") for r in roles])
-    screens = sorted(set(owner))
+    # inference learns a dismiss only on overlays where the vocabulary knows none
+    screens = sorted(set(owner) - {o for o, r in zip(owner, roles) if r == "dismiss"})
     best = (0, 0.99)
     stats: dict[str, Any] = {}
     for t in np.round(np.arange(0.3, 0.96, 0.05), 2):

@@ -181,6 +181,38 @@ def test_a_control_of_no_known_role_is_tapped_only_when_the_model_learnt_it_dism
     assert all(b["dismiss_p"] >= model.control_threshold and b["role"] == "dismiss" for b in learned)
 
 
+def _eager_control_model(d):
+    """``d``'s screen model with a control model that calls every control a dismiss (p ~ 1)."""
+    import dataclasses
+
+    from diagnosers.signals.screen_model import LinearModel
+
+    m = d.screen_model
+    eager = LinearModel(np.zeros_like(m.control.hashed), np.zeros_like(m.control.numeric), 10.0)
+    d.screen_model = dataclasses.replace(m, control=eager, control_veto=0.0)
+    return d
+
+
+def test_no_control_is_learnt_as_a_dismiss_beside_a_known_one():
+    """Firefox Focus's onboarding carousel: Skip closes it, Next (labelled engage) pages on. Even a
+    control model that calls every control a dismiss does not make Next one: beside a known
+    dismiss the guard would fall back to it when Skip seemed to do nothing."""
+    s = dev("6ec7c87653bf")
+    d = _eager_control_model(InterferenceDiagnoser(InterferenceConfig()))
+    f = d.diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+    roles = {b["label"]: b["role"] for b in f.details["buttons"]}
+    assert roles["Skip"] == "dismiss" and roles["Next"] != "dismiss"
+    assert not any(b.get("learned") for b in f.details["buttons"])
+    assert "Next" in s.label.engage
+
+
+def test_an_eager_control_model_still_never_learns_engage_or_sign_in_controls():
+    s = dev("f8de141b6ecf")  # "Welcome to Sikshalaya … Sign In": the wall's one way on, labelled engage
+    d = _eager_control_model(InterferenceDiagnoser(InterferenceConfig()))
+    f = d.diagnose(DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[]))
+    assert all(b["role"] != "dismiss" for b in f.details.get("buttons", []) if b["label"] == "Sign In")
+
+
 def test_the_screen_model_can_be_switched_off():
     s = dev("0b624be763c2")  # Twitter's identity check in a WebView: no overlay structure the rules read
     assert finding(s, screen_model=False).verdict == "false"
