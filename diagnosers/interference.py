@@ -525,11 +525,14 @@ class InterferenceDiagnoser(Diagnoser):
         # the model fills in a way out only where the vocabulary knows none: beside a known
         # dismiss (a carousel's Skip) a learnt one is a second guess the guard would fall back
         # to (its Next, which pages on), so none is learnt there
-        known = any(b["role"] == "dismiss" for b in buttons)
+        # a carousel's controls page through it (Next, its arrows): its way out is a Skip or Done the
+        # vocabulary knows, and its Next is labelled engage as often as dismiss
+        known = any(b["role"] == "dismiss" for b in buttons) or "carousel" in c.features
         for b, p in zip(buttons, probs):
             # signing in is the user's call, whatever the model learnt of a wall's one way on
+            # nor is turning a carousel's page closing it (its Next is as often labelled engage)
             if not known and b["role"] in ("neutral", "acknowledge") and p >= model.control_threshold \
-                    and not names_sign_in(b.get("label") or ""):
+                    and not names_sign_in(b.get("label") or "") and not b.get("next_page"):
                 b["role"], b["learned"] = "dismiss", True
         return [b["role"] for b in buttons]
 

@@ -58,7 +58,7 @@ def out_of_fold_results(seed: int = 0, progress: bool = False, tiers: Optional[l
     """
     tiers = tiers or ["rules", RULES_ALONE_TIER]
     screens: list[Screen] = load_corpus(SPLIT)
-    feats, y, kept = dataset(screens, progress)
+    feats, y, kept, fixed = dataset(screens, progress)
     controls = control_dataset(kept)
     folds = np.array(grouped_folds(kept, seed))
     results: list[ScreenResult] = []
@@ -71,7 +71,7 @@ def out_of_fold_results(seed: int = 0, progress: bool = False, tiers: Optional[l
             if not path.exists():
                 train_idx = [i for i in range(len(kept)) if folds[i] != k]
                 fitted = fit_models([feats[i] for i in train_idx], y[train_idx], [kept[i] for i in train_idx],
-                                    _controls_of(controls, train_idx), seed)
+                                    _controls_of(controls, train_idx), seed, fixed[train_idx])
                 save_screen_model(path, fitted["screen"], fitted["control"], fitted["thresholds"],
                                   f"fold {k} of dev")
             from diagnosers.signals.screen_model import load_screen_model
