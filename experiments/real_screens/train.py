@@ -25,6 +25,7 @@ import argparse
 import datetime as _dt
 import hashlib
 import json
+import math
 import random
 import sys
 from collections import Counter
@@ -50,7 +51,7 @@ SPLIT = "dev"  # the only split a model is trained on
 FOLDS = 5
 C_GRID = (0.5, 1.0, 2.0, 4.0)
 MAX_ORDINARY_FA = 0.01  # out-of-fold false alarms allowed on ordinary screens at the "true" threshold
-MAX_WANTED_FA = 0.02  # and on wanted dialogs
+MAX_WANTED_FA = 0.015  # and on wanted dialogs (half the 3 % target: apps the model never saw raised about twice the out-of-fold share)
 UNCERTAIN_ORDINARY = 0.08  # ordinary screens let through to "uncertain" (the cascade asks a model on those)
 MIN_THRESHOLD = 0.5
 MAX_THRESHOLD = 0.99  # the rules' own false alarms alone may exceed the share: the model still decides
@@ -252,7 +253,8 @@ def thresholds(p: np.ndarray, screens: list[Screen], fixed: Optional[np.ndarray]
             above(wanted, MAX_WANTED_FA, n_want, fa_want))
     t = min(t, MAX_THRESHOLD)
     u = min(t, max(0.05, above(np.sort(p[cat == "ordinary"])[::-1], UNCERTAIN_ORDINARY, n_ord, 0)))
-    return round(t, 4), round(u, 4)
+    # rounded up: a threshold rounded down would let the screen it was set just above reach it
+    return math.ceil(t * 1e4) / 1e4, round(u, 4)
 
 
 def scores(p: np.ndarray, screens: list[Screen], t: float) -> dict[str, Any]:
