@@ -218,3 +218,40 @@ def test_the_screen_model_can_be_switched_off():
     assert finding(s, screen_model=False).verdict == "false"
     f = finding(s)
     assert "screen_model" in f.details and f.evidence[-1].startswith("screen model: p=")
+
+
+def _screens(categories):
+    from types import SimpleNamespace
+
+    return [SimpleNamespace(label=SimpleNamespace(category=c, kind=None)) for c in categories]
+
+
+def test_the_thresholds_count_the_verdict_the_free_tier_gives():
+    """A wanted dialog a goal-aware veto holds cannot be a false alarm, whatever its probability:
+    the threshold is set on the screens the model decides, and rounded up, so that the screen it
+    was set just above stays below it."""
+    from experiments.real_screens.train import MAX_WANTED_FA, decided, thresholds
+
+    n = 200
+    p = np.concatenate([np.linspace(0.0, 0.4, n), np.linspace(0.1, 0.912345, n)])
+    cats = ["ordinary"] * n + ["wanted"] * n
+    free = np.zeros(2 * n, dtype=int)
+    t_free, _ = thresholds(p, _screens(cats), free)
+    vetoed = free.copy()
+    vetoed[-3:] = -1  # the three likeliest wanted dialogs: the goal needs them
+    t_vetoed, _ = thresholds(p, _screens(cats), vetoed)
+    assert t_vetoed < t_free
+    for t, fixed in ((t_free, free), (t_vetoed, vetoed)):
+        alarms = int(np.sum(decided(p, fixed)[n:] >= t))
+        assert alarms <= int(MAX_WANTED_FA * n)
+        assert round(t, 4) == t  # four decimals, as the model file keeps it
+
+
+def test_rule_fixed_follows_the_free_tiers_own_conditions():
+    from experiments.real_screens.train import rule_fixed
+
+    assert rule_fixed({"verdict": "true", "details": {"kind": "permission"}}) == 1
+    assert rule_fixed({"verdict": "uncertain", "details": {"kind": "permission", "features": {"goal_needs_it": -0.7}}}) == -1
+    assert rule_fixed({"verdict": "true", "details": {"kind": "dialog", "features": {"opened_by_last_action": -0.45}}}) == -1
+    assert rule_fixed({"verdict": "true", "details": {"kind": "dialog", "features": {"lexicon": 0.45}}}) == 0
+    assert rule_fixed({"verdict": "false", "details": {"kind": "anr"}}) == 0
