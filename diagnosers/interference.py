@@ -530,9 +530,8 @@ class InterferenceDiagnoser(Diagnoser):
         known = any(b["role"] == "dismiss" for b in buttons) or "carousel" in c.features
         for b, p in zip(buttons, probs):
             # signing in is the user's call, whatever the model learnt of a wall's one way on
-            # nor is turning a carousel's page closing it (its Next is as often labelled engage)
             if not known and b["role"] in ("neutral", "acknowledge") and p >= model.control_threshold \
-                    and not names_sign_in(b.get("label") or "") and not b.get("next_page"):
+                    and not names_sign_in(b.get("label") or ""):
                 b["role"], b["learned"] = "dismiss", True
         return [b["role"] for b in buttons]
 
