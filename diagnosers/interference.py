@@ -194,6 +194,8 @@ class InterferenceDiagnoser(Diagnoser):
         if verdict == "true" and "buttons" not in details and best is not None:
             score, c, feats, hits = best
             details = {**self._details(ctx.observation, c, score, feats, hits), **details}
+        if verdict == "true" and rule.verdict != "true":
+            details = _unlearned(details)  # the model alone calls it: its own guess at a control is not tapped
         confidence = p if verdict != "false" else 1.0 - p
         return Finding(diagnoser=self.name, problem=verdict == "true", verdict=verdict,
                        confidence=round(min(1.0, max(0.0, confidence)), 3), evidence=rule.evidence + [note],
@@ -599,6 +601,19 @@ def _located(rule: Finding, model: Finding) -> Finding:
     if model.problem and rule.details.get("buttons") is not None:
         model.details = {**rule.details, **model.details}
     return model
+
+
+def _unlearned(details: dict[str, Any]) -> dict[str, Any]:
+    """``details`` with the controls the control model learnt as dismisses back to neutral (and
+    the hint that follows): where the screen model alone finds a pop-up, two guesses would make
+    one tap."""
+    buttons = [({**b, "role": "neutral", "learned": False} if b.get("learned") and b["role"] == "dismiss" else b)
+               for b in details.get("buttons") or []]
+    if buttons == (details.get("buttons") or []):
+        return details
+    hint = _dismiss_hint(details.get("kind") or "", [b["role"] for b in buttons], details.get("texts") or [],
+                         [b.get("label") or "" for b in buttons])
+    return {**details, "buttons": buttons, "dismiss_hint": hint}
 
 
 def _requires_update(texts: list[str]) -> bool:

@@ -255,3 +255,25 @@ def test_rule_fixed_follows_the_free_tiers_own_conditions():
     assert rule_fixed({"verdict": "true", "details": {"kind": "dialog", "features": {"opened_by_last_action": -0.45}}}) == -1
     assert rule_fixed({"verdict": "true", "details": {"kind": "dialog", "features": {"lexicon": 0.45}}}) == 0
     assert rule_fixed({"verdict": "false", "details": {"kind": "anr"}}) == 0
+
+
+def test_a_pop_up_the_model_alone_finds_is_not_left_by_a_control_it_learnt():
+    """A camera app's own page (ordinary: RETRY re-takes the photo) that the rules cannot tell
+    (a bare page: at most uncertain). A screen model sure it is a pop-up and a control model that
+    calls RETRY a dismiss do not make one tap: where the model alone finds the pop-up, no learnt
+    control is its way out."""
+    import dataclasses
+
+    from diagnosers.signals.screen_model import LinearModel
+
+    s = dev("3cdc13e63718")
+    ctx = DiagnosisContext(goal=s.label.goal, observation=s.observation(), history=[])
+    assert finding(s, screen_model=False).verdict != "true"
+    d = _eager_control_model(InterferenceDiagnoser(InterferenceConfig()))
+    m = d.screen_model
+    d.screen_model = dataclasses.replace(m, screen=LinearModel(np.zeros_like(m.screen.hashed),
+                                                               np.zeros_like(m.screen.numeric), 10.0))
+    f = d.diagnose(ctx)
+    assert f.verdict == "true"
+    assert all(b["role"] != "dismiss" for b in f.details["buttons"])
+    assert f.details["dismiss_hint"] != "button"
