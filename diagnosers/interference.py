@@ -194,6 +194,8 @@ class InterferenceDiagnoser(Diagnoser):
         if verdict == "true" and "buttons" not in details and best is not None:
             score, c, feats, hits = best
             details = {**self._details(ctx.observation, c, score, feats, hits), **details}
+        if verdict == "true" and rule.verdict != "true":
+            details = _unlearned(details)  # the model alone calls it: its own guess at a control is not tapped
         confidence = p if verdict != "false" else 1.0 - p
         return Finding(diagnoser=self.name, problem=verdict == "true", verdict=verdict,
                        confidence=round(min(1.0, max(0.0, confidence)), 3), evidence=rule.evidence + [note],
@@ -517,14 +519,22 @@ class InterferenceDiagnoser(Diagnoser):
         learnt as a dismiss: the model never makes them taps."""
         model = self.screen_model
         overlay = {"kind": c.kind, "bounds": list(c.bounds)}
-        for b, p in zip(buttons, model.control_probabilities(overlay, buttons)):
+        probs = model.control_probabilities(overlay, buttons)
+        for b, p in zip(buttons, probs):
             b["dismiss_p"] = round(p, 4)
+            if b["role"] == "dismiss" and p < model.control_veto:
+                b["role"], b["learned"] = "neutral", True
+        # the model fills in a way out only where the vocabulary knows none: beside a known
+        # dismiss (a carousel's Skip) a learnt one is a second guess the guard would fall back
+        # to (its Next, which pages on), so none is learnt there
+        # a carousel's controls page through it (Next, its arrows): its way out is a Skip or Done the
+        # vocabulary knows, and its Next is labelled engage as often as dismiss
+        known = any(b["role"] == "dismiss" for b in buttons) or "carousel" in c.features
+        for b, p in zip(buttons, probs):
             # signing in is the user's call, whatever the model learnt of a wall's one way on
-            if b["role"] in ("neutral", "acknowledge") and p >= model.control_threshold \
+            if not known and b["role"] in ("neutral", "acknowledge") and p >= model.control_threshold \
                     and not names_sign_in(b.get("label") or ""):
                 b["role"], b["learned"] = "dismiss", True
-            elif b["role"] == "dismiss" and p < model.control_veto:
-                b["role"], b["learned"] = "neutral", True
         return [b["role"] for b in buttons]
 
     def _held(self, rule: Finding, model: Finding, held: list[str], why: str) -> Finding:
@@ -591,6 +601,19 @@ def _located(rule: Finding, model: Finding) -> Finding:
     if model.problem and rule.details.get("buttons") is not None:
         model.details = {**rule.details, **model.details}
     return model
+
+
+def _unlearned(details: dict[str, Any]) -> dict[str, Any]:
+    """``details`` with the controls the control model learnt as dismisses back to neutral (and
+    the hint that follows): where the screen model alone finds a pop-up, two guesses would make
+    one tap."""
+    buttons = [({**b, "role": "neutral", "learned": False} if b.get("learned") and b["role"] == "dismiss" else b)
+               for b in details.get("buttons") or []]
+    if buttons == (details.get("buttons") or []):
+        return details
+    hint = _dismiss_hint(details.get("kind") or "", [b["role"] for b in buttons], details.get("texts") or [],
+                         [b.get("label") or "" for b in buttons])
+    return {**details, "buttons": buttons, "dismiss_hint": hint}
 
 
 def _requires_update(texts: list[str]) -> bool:
