@@ -759,7 +759,10 @@ def test_the_oracle_answers_from_the_label_and_its_guard_runs_the_recoveries():
     for s in [*picks, ordinary]:
         want = "true" if s.label.category == "interference" else "false"
         assert by_id[s.id].verdicts[ORACLE_TIER] == want, s.id
-    assert by_id["0b624be763c2"].verdicts["rules"] == "true"  # the screen model finds what the rules alone miss
+    # the screen model finds what the rules alone miss (a what's-new sheet; the model retrained with round 16's dev
+    # half no longer reaches the Twitter page below, which the oracle's guard must still treat safely)
+    found = evaluate([dev("ddc1c6e0ea8f")], tiers=["rules", RULES_ALONE_TIER], session_steps=1)[0]
+    assert found.verdicts["rules"] == "true" and found.verdicts[RULES_ALONE_TIER] == "false"
     assert evaluate([dev("0b624be763c2")], tiers=[RULES_ALONE_TIER], session_steps=1)[0].verdicts[RULES_ALONE_TIER] \
         == "false"  # the rules alone miss it; the oracle's guard still acts safely
     assert by_id["0b624be763c2"].action_class != "back"
