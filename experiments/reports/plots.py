@@ -161,6 +161,9 @@ def write_plots(m: "RunMetrics", out: Path) -> list[Path]:
         return plot_failures(m, out) + plot_per_type(m, out) + plot_components(m, out)
 
 
+FREE_TIER_RECALL_TARGET = 75  # % of a split's pop-ups the guard without a model should find
+
+
 def plot_real_screens(report: dict, out: Path) -> Path:
     """The real-screen report (``ttir tune eval --real --plot``): pop-ups found per
     collection round with their 95 % intervals over repositories (every round after
@@ -173,15 +176,18 @@ def plot_real_screens(report: dict, out: Path) -> Path:
 def _plot_real_screens(report: dict, out: Path) -> Path:
     rounds = {k: h for k, h in report["by_round"].items() if h["interference"]}
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [1.4, 1]})
-    names = [f"{'round ' + k if k != '0' else '?'}\n{h['detected']}/{h['interference']}" for k, h in rounds.items()]
+    names = [f"{k if k != '0' else '?'}\n{h['detected']}/{h['interference']}" for k, h in rounds.items()]
     recall = [h["detected"] / h["interference"] for h in rounds.values()]
     lo = [r - (h.get("recall_interval") or (r, r))[0] for r, h in zip(recall, rounds.values())]
     hi = [(h.get("recall_interval") or (r, r))[1] - r for r, h in zip(recall, rounds.values())]
     left.bar(names, [100 * r for r in recall], color=guard_colour("rules"), yerr=[[100 * v for v in lo], [100 * v for v in hi]],
                     capsize=3)
-    left.axhline(90, color=REFERENCE, linestyle="--", linewidth=1, label="target 90 %")
+    # the free tier's bar (issue 30); the 90 % of the paper's mode belongs to the guard with a capable model
+    left.axhline(FREE_TIER_RECALL_TARGET, color=REFERENCE, linestyle="--", linewidth=1,
+                 label=f"free-tier target {FREE_TIER_RECALL_TARGET} %")
     left.set_ylim(0, 110)
     left.set_ylabel("pop-ups found (%)")
+    left.set_xlabel("collection round, found / pop-ups", fontsize=8)
     left.set_title("interference recall per collection round", fontsize=10)
     left.legend(fontsize=8, loc="lower right")
     left.tick_params(axis="x", labelsize=8)
