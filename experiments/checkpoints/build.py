@@ -33,6 +33,7 @@ from experiments.checkpoints.model import (CHECKPOINTS, Checkpoint, is_injected,
 from experiments.checkpoints.placement import FirstError, place_run
 from experiments.checkpoints.propose import open_env  # noqa: F401 - re-exported
 from experiments.checkpoints.replay import ScreenDigest, replay_prefix, screen_digest, sha256
+from ttir.core.types import ENDING_TYPES
 
 DEFAULT_POSITIONS = ("t-3", "t-1", "t", "t+1", "t+1+")
 PLACEMENTS = "placements.jsonl"
@@ -195,13 +196,13 @@ def inject(base: Checkpoint, ep: Any) -> Optional[tuple[Checkpoint, Optional[byt
 
     Returns:
         (checkpoint, JPEG bytes, dump bytes), or None when the oracle's next action ends the episode
-        (a status action: nothing to inject).
+        (a status or answer action: nothing to inject).
     """
     from experiments.checkpoints.propose import agent_spec, next_action
     from experiments.worker import _jpeg
 
     action, _ = next_action(base, agent_spec("oracle", "oracle", {}), 0)
-    if action.get("action_type") in ("status", "answer"):
+    if action.get("action_type") in ENDING_TYPES:
         logger.warning("{}: the oracle's next action is {}; nothing to inject", base.id, action.get("action_type"))
         return None
     actions = [*base.actions, action]
