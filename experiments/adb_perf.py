@@ -18,7 +18,8 @@ import statistics
 import subprocess
 import tempfile
 import time
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 TASKS = ["ContactsAddContact", "SystemWifiTurnOn", "SimpleSmsSend", "ExpenseAddSingle", "ClockTimerEntry",
          "MarkorCreateNote", "FilesDeleteFile", "SystemBrightnessMax"]
@@ -29,6 +30,20 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextmanager
+def private_adb_server() -> Iterator[tuple[str, int]]:
+    """A private adb server (adbutils' bundled binary on a free port) for a bench: yields (adb binary,
+    port); the server is killed on exit, however the bench ends."""
+    from adbutils import adb_path
+
+    adb, port = adb_path(), _free_port()
+    subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=60)
+    try:
+        yield adb, port
+    finally:
+        subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=60)
 
 
 def _ms(values: list[float]) -> dict[str, float]:

@@ -25,7 +25,7 @@ import tempfile
 import time
 from typing import Any, Optional
 
-from experiments.adb_perf import _free_port
+from experiments.adb_perf import _free_port, private_adb_server
 from experiments.watch_bench import PERTURBATIONS, TASKS, THINK_S, clean_actions, run_once
 
 
@@ -92,14 +92,10 @@ def in_process(task_name: str, perturbation: str, seed: int = 0) -> dict[str, An
 
 
 def bench(tasks: list[str], perturbations: list[str]) -> dict[str, Any]:
-    from adbutils import adb_path
-
     from ttir.guarded.proxy import COMMAND_FATES
 
-    adb, server_port = adb_path(), _free_port()
-    subprocess.run([adb, "-P", str(server_port), "start-server"], check=True, capture_output=True, timeout=60)
     rows: list[dict[str, Any]] = []
-    try:
+    with private_adb_server() as (adb, server_port):
         for task_name in tasks:
             actions = clean_actions(task_name)
             for perturbation in perturbations:
@@ -117,8 +113,6 @@ def bench(tasks: list[str], perturbations: list[str]) -> dict[str, Any]:
                       f"runner: unguarded={row['runner_unguarded']!s:5s} guarded={row['runner_guarded']!s:5s} "
                       f"fired={row['fired']!s:5s} fates={row['proxy_fates']} triggers={row['proxy_triggers']}",
                       flush=True)
-    finally:
-        subprocess.run([adb, "-P", str(server_port), "kill-server"], capture_output=True, timeout=60)
     n = len(rows)
     return {"think_s": THINK_S, "rows": rows, "runs_each": n,
             "alone_success": sum(r["alone"] for r in rows), "proxy_success": sum(r["proxy"] for r in rows),

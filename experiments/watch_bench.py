@@ -19,7 +19,7 @@ import tempfile
 import time
 from typing import Any, Optional
 
-from experiments.adb_perf import _free_port
+from experiments.adb_perf import _free_port, private_adb_server
 
 TASKS = ["SystemWifiTurnOn", "ContactsAddContact"]
 PERTURBATIONS = ["popup_permission", "popup_security", "rate_dialog", "whats_new_dialog", "update_app_sheet",
@@ -93,12 +93,8 @@ def run_once(adb: str, server_port: int, task_name: str, perturbation: str, acti
 
 
 def bench(tasks: list[str], perturbations: list[str]) -> dict[str, Any]:
-    from adbutils import adb_path
-
-    adb, server_port = adb_path(), _free_port()
-    subprocess.run([adb, "-P", str(server_port), "start-server"], check=True, capture_output=True, timeout=60)
     rows: list[dict[str, Any]] = []
-    try:
+    with private_adb_server() as (adb, server_port):
         for task_name in tasks:
             actions = clean_actions(task_name)
             for perturbation in perturbations:
@@ -108,8 +104,6 @@ def bench(tasks: list[str], perturbations: list[str]) -> dict[str, Any]:
                     print(f"{task_name:22s} {perturbation:22s} {'watch' if watch else 'alone':5s} "
                           f"success={r['success']!s:5s} fired={r['fired']!s:5s} "
                           f"interventions={[i['kind'] for i in r['interventions']]}", flush=True)
-    finally:
-        subprocess.run([adb, "-P", str(server_port), "kill-server"], capture_output=True, timeout=60)
     alone = [r for r in rows if not r["watch"]]
     watched = [r for r in rows if r["watch"]]
     return {"think_s": THINK_S, "interval_s": INTERVAL_S, "rows": rows,

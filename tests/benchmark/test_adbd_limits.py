@@ -12,6 +12,7 @@ import pytest
 
 from benchmark.devices.adbd import AdbDaemon, ServedPhone, daemon as daemon_module, transport, wire
 from tests.benchmark.test_adbd_wire import Host, still_serving
+from tests.support.served_support import closed_by_peer
 
 pytestmark = pytest.mark.reliability
 
@@ -23,14 +24,6 @@ def daemon():
     d.close()
 
 
-def _closed_by_peer(sock: socket.socket, within_s: float) -> bool:
-    sock.settimeout(within_s)
-    try:
-        return sock.recv(1) == b""
-    except socket.timeout:
-        return False
-    except OSError:
-        return True
 
 
 def test_idle_connections_are_capped_and_timed_out_and_a_good_client_is_served(daemon, monkeypatch):
@@ -41,12 +34,12 @@ def test_idle_connections_are_capped_and_timed_out_and_a_good_client_is_served(d
         deadline = time.monotonic() + 2.0
         closed: set[int] = set()
         while time.monotonic() < deadline and len(closed) < 12:
-            closed |= {i for i, s in enumerate(idle) if i not in closed and _closed_by_peer(s, 0.01)}
+            closed |= {i for i, s in enumerate(idle) if i not in closed and closed_by_peer(s, 0.01)}
         assert len(closed) == 12  # over the cap: hung up on at once, long before the handshake timeout
         still_serving(daemon)  # while eight silent sockets hold every place: the oldest silent one gives way
         open_ = [s for i, s in enumerate(idle) if i not in closed]
-        assert sum(_closed_by_peer(s, 0.01) for s in open_) == 1
-        assert all(_closed_by_peer(s, 10) for s in open_)  # silent: timed out
+        assert sum(closed_by_peer(s, 0.01) for s in open_) == 1
+        assert all(closed_by_peer(s, 10) for s in open_)  # silent: timed out
         still_serving(daemon)
     finally:
         for s in idle:
@@ -59,7 +52,7 @@ def test_a_full_house_of_connected_clients_refuses_the_next(daemon, monkeypatch)
     for h in hosts:
         assert h.connect().command == wire.A_CNXN
     late = socket.create_connection(("127.0.0.1", daemon.port), timeout=5)
-    assert _closed_by_peer(late, 5)  # nobody to make room: the newcomer is refused
+    assert closed_by_peer(late, 5)  # nobody to make room: the newcomer is refused
     assert all(h.run("shell:echo still here") == b"still here\n" for h in hosts)
 
 

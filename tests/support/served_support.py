@@ -4,11 +4,13 @@ the adb binary and adbutils speak the wire protocol to the served phone."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
+import time
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator, Sequence
 
 import pytest
 
@@ -59,6 +61,31 @@ class AdbServer:
     def env(self) -> dict[str, str]:
         """Environment that points adb clients (adbutils, the adb binary) at this server."""
         return {**os.environ, "ANDROID_ADB_SERVER_PORT": str(self.port)}
+
+
+def closed_by_peer(sock: socket.socket, within_s: float) -> bool:
+    """Whether the other end hangs up ``sock`` within ``within_s`` seconds."""
+    sock.settimeout(within_s)
+    try:
+        return sock.recv(1) == b""
+    except socket.timeout:
+        return False
+    except OSError:
+        return True
+
+
+def scripted_agent(adb_server: AdbServer, serial: str, script: Sequence[str], pause_s: float) -> None:
+    """A scripted adb agent: ``script``'s shell commands through the adb binary, ``pause_s`` of think
+    time after each, never looking at the screen."""
+    for command in script:
+        res = adb_server.adb("-s", serial, "shell", command)
+        assert res.returncode == 0, res.stderr
+        time.sleep(pause_s)
+
+
+def served_verdict(adb_server: AdbServer, serial: str) -> dict[str, Any]:
+    """A served phone's verdict on its task (``cmd ttir task verify``), from app state."""
+    return json.loads(adb_server.adb("-s", serial, "shell", "cmd ttir task verify").stdout.decode())
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,8 @@ from benchmark import SimDevice, make_task
 from benchmark.devices.adbd import wire
 from benchmark.devices.adbd.host import RawHost
 from benchmark.devices.adbd.spawn import spawn
-from tests.support.served_support import adb_server, free_ports, served  # noqa: F401 - fixtures
+from tests.support.served_support import (adb_server, closed_by_peer, free_ports, scripted_agent,  # noqa: F401
+                                          served, served_verdict)
 from ttir import Action, Observation
 from ttir.guarded.proxy import AdbProxy, ProxyGuard
 from ttir.guarded.proxy.commands import changes_screen, input_actions
@@ -200,15 +201,11 @@ def _stop(adb_server: Any, proc: Any, *serials: str) -> None:
 
 
 def _agent(adb_server: Any, serial: str) -> None:
-    """A scripted adb agent: the clean run's commands, with think time, and nothing else."""
-    for command in SCRIPT:
-        res = adb_server.adb("-s", serial, "shell", command)
-        assert res.returncode == 0, res.stderr
-        time.sleep(PAUSE_S)
+    scripted_agent(adb_server, serial, SCRIPT, PAUSE_S)
 
 
 def _verdict(adb_server: Any, serial: str) -> dict[str, Any]:
-    return json.loads(adb_server.adb("-s", serial, "shell", "cmd ttir task verify").stdout.decode())
+    return served_verdict(adb_server, serial)
 
 
 @pytest.mark.parametrize("perturbation", ["popup_permission", "whats_new_dialog"])
@@ -335,14 +332,6 @@ def test_the_agents_own_dump_spares_the_proxy_a_dump_until_an_input_goes_through
 # -- a hostile client --------------------------------------------------------------------------
 
 
-def _closed(sock: socket.socket, within_s: float) -> bool:
-    sock.settimeout(within_s)
-    try:
-        return sock.recv(1) == b""
-    except socket.timeout:
-        return False
-    except OSError:
-        return True
 
 
 def test_a_malformed_request_fails_its_own_stream_and_the_session_goes_on(proxied):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from typing import Any
 
 import pytest
@@ -18,7 +17,7 @@ from benchmark import SimDevice, make_task
 from benchmark.devices import AdbDevice
 from benchmark.devices.adb import cleanup as adb_cleanup
 from benchmark.devices.adbd.spawn import spawn
-from tests.support.served_support import adb_server, free_ports  # noqa: F401 - fixture
+from tests.support.served_support import adb_server, free_ports, scripted_agent, served_verdict  # noqa: F401
 from ttir import Action, Observation, TTIRConfig
 from ttir.guarded.watch import Watcher, rule_target, watching
 
@@ -110,16 +109,11 @@ def test_bad_watch_config_names_the_key_and_a_bad_device_is_refused():
 
 
 def _agent(adb_server: Any, serial: str) -> None:
-    """A scripted adb agent: the clean run's commands, with think time, and nothing else."""
-    for command in SCRIPT:
-        res = adb_server.adb("-s", serial, "shell", command)
-        assert res.returncode == 0, res.stderr
-        time.sleep(PAUSE_S)
+    scripted_agent(adb_server, serial, SCRIPT, PAUSE_S)
 
 
 def _verdict(adb_server: Any, serial: str) -> dict[str, Any]:
-    out = adb_server.adb("-s", serial, "shell", "cmd ttir task verify").stdout.decode()
-    return json.loads(out)
+    return served_verdict(adb_server, serial)
 
 
 def _serve(adb_server: Any) -> tuple[Any, str]:
