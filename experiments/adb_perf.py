@@ -38,8 +38,10 @@ def private_adb_server() -> Iterator[tuple[str, int]]:
     port); the server is killed on exit, however the bench ends."""
     from adbutils import adb_path
 
-    adb, port = adb_path(), _free_port()
-    subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=60)
+    from benchmark.devices.adbd.spawn import start_adb_server
+
+    adb = adb_path()
+    port = start_adb_server(adb)
     try:
         yield adb, port
     finally:

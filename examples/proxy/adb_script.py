@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 
-from benchmark.devices.adbd.spawn import spawn
+from benchmark.devices.adbd.spawn import free_port, spawn, start_adb_server
 
 SCRIPT = [  # the clean taps of SystemWifiTurnOn: open Settings, Network & internet, the Wi-Fi switch
     "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1",
@@ -28,18 +27,15 @@ SCRIPT = [  # the clean taps of SystemWifiTurnOn: open Settings, Network & inter
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def main(alone: bool = False) -> int:
     from adbutils import adb_path
 
-    server_port, port, proxy_port = str(free_port()), free_port(), free_port()
-    adb = [adb_path(), "-P", server_port]  # a private adb server
-    subprocess.run([*adb, "start-server"], check=True, capture_output=True)
+    server_port = str(start_adb_server(adb_path()))  # a private adb server
+    adb = [adb_path(), "-P", server_port]
+    port, proxy_port = free_port(), free_port()
+    while proxy_port == port:
+        proxy_port = free_port()
     phone, _ = spawn(port, "--task", "SystemWifiTurnOn", "--perturb", "popup_permission")
     serial, proxied = f"127.0.0.1:{port}", f"127.0.0.1:{proxy_port}"
     proxy = None

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import ttir
-from benchmark.devices.adbd.spawn import spawn
+from benchmark.devices.adbd.spawn import free_port, spawn, start_adb_server
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = [  # the clean taps of SystemWifiTurnOn: open Settings, Network & internet, the Wi-Fi switch
@@ -30,19 +29,13 @@ SCRIPT = [  # the clean taps of SystemWifiTurnOn: open Settings, Network & inter
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def main(alone: bool = False) -> int:
     from adbutils import adb_path
 
     # a private adb server (adbutils, and so ttir.watching, reach it through this variable) and phone port
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(free_port())
+    os.environ["ANDROID_ADB_SERVER_PORT"] = str(start_adb_server(adb_path()))
     adb, port = [adb_path(), "-P", os.environ["ANDROID_ADB_SERVER_PORT"]], free_port()
-    subprocess.run([*adb, "start-server"], check=True, capture_output=True)
     phone, _ = spawn(port, "--task", "SystemWifiTurnOn", "--perturb", "popup_permission")
     serial = f"127.0.0.1:{port}"
     try:

@@ -1,14 +1,60 @@
-"""Start ``ttir serve-adb`` in a process of its own and wait until its phones listen (for tools,
-benchmarks and tests that need a served phone in another process)."""
+"""Served phones and adb servers in processes of their own, for tools, examples, benchmarks and tests:
+
+- :func:`spawn` — start ``ttir serve-adb`` and wait until its phones listen;
+- :func:`start_adb_server` — start a private adb server (adbutils' binary) on a free port;
+- :func:`free_port` — a free TCP port outside the range adb scans for emulators.
+"""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 READY = "Ctrl-C stops."  # the last line `ttir serve-adb` prints once every phone listens
+
+
+EMULATOR_PORTS = range(5554, 5587)  # adb probes these for emulators: a server or phone there confuses it
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now, outside :data:`EMULATOR_PORTS`.
+
+    Returns:
+        The port (free when returned; another process may still take it first).
+    """
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in EMULATOR_PORTS:
+            return port
+
+
+def start_adb_server(adb: str, attempts: int = 5) -> int:
+    """Start a private adb server on a free port, trying another port when one is taken between the
+    choice and the start (parallel tests race for ports).
+
+    Args:
+        adb: the adb binary (``adbutils.adb_path()``).
+        attempts: ports to try.
+
+    Returns:
+        The server's port (``adb -P PORT …``; adbutils reads ``ANDROID_ADB_SERVER_PORT``).
+
+    Raises:
+        RuntimeError: no attempt started a server (adb's own message included).
+    """
+    error = ""
+    for _ in range(attempts):
+        port = free_port()
+        done = subprocess.run([adb, "-P", str(port), "start-server"], capture_output=True, text=True, timeout=60)
+        if done.returncode == 0:
+            return port
+        error = (done.stderr or done.stdout).strip()[-500:]
+    raise RuntimeError(f"adb start-server failed on {attempts} free ports: {error}")
 
 
 def spawn(port: int, *args: str, timeout: float = 120) -> tuple["subprocess.Popen[str]", list[str]]:
@@ -32,4 +78,4 @@ def spawn(port: int, *args: str, timeout: float = 120) -> tuple["subprocess.Pope
     return proc, printed
 
 
-__all__ = ["READY", "spawn"]
+__all__ = ["EMULATOR_PORTS", "READY", "free_port", "spawn", "start_adb_server"]
