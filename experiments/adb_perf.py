@@ -13,7 +13,6 @@ foreground app (``dumpsys window``) to that, and is reported too.
 from __future__ import annotations
 
 import os
-import socket
 import statistics
 import subprocess
 import tempfile
@@ -21,15 +20,12 @@ import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from benchmark.devices.adbd.spawn import free_port as _free_port  # one free-port rule for every tool
+from benchmark.devices.adbd.spawn import start_adb_server
+
 TASKS = ["ContactsAddContact", "SystemWifiTurnOn", "SimpleSmsSend", "ExpenseAddSingle", "ClockTimerEntry",
          "MarkorCreateNote", "FilesDeleteFile", "SystemBrightnessMax"]
 ROUNDS = 2
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextmanager
@@ -37,8 +33,6 @@ def private_adb_server() -> Iterator[tuple[str, int]]:
     """A private adb server (adbutils' bundled binary on a free port) for a bench: yields (adb binary,
     port); the server is killed on exit, however the bench ends."""
     from adbutils import adb_path
-
-    from benchmark.devices.adbd.spawn import start_adb_server
 
     adb = adb_path()
     port = start_adb_server(adb)
