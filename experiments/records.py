@@ -256,14 +256,22 @@ class EventRecord(RunModel):
 
 
 class GuardEvent(RunModel):
-    """One guard event of a step (``type``: finding, session_opened, recovery_step …), or one
-    finding of the guard's report."""
+    """One guard event of a step (``event``: finding, session_opened, recovery_step …, a name of
+    ``ttir.guarded.report.GuardEventName``), or one finding of the guard's report. Runs written before
+    the guard's log took the perturbation log's shape name it under ``type``: read as ``event``."""
 
     step: Count = 0
-    type: Optional[str] = None
+    event: Optional[str] = None
     diagnoser: Optional[str] = None
     problem: Optional[bool] = None
     claim: Optional[bool] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _event_from_type(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and "event" not in data and "type" in data:
+            data = {("event" if k == "type" else k): v for k, v in data.items()}
+        return data
 
 
 class GuardSession(RunModel):

@@ -34,14 +34,14 @@ from experiments.metrics.episodes import (GUARD_ORDER, Record, RunData, fired, o
 from experiments.metrics.steps import is_recovery_step
 from experiments.records import GuardEvent, Trajectory, TrajectoryStep
 from experiments.reports.escape import script_json
-from ttir.guarded.report import GUARD_EVENT_TYPES
+from ttir.guarded.report import GUARD_EVENT_NAMES
 
 if TYPE_CHECKING:
     from experiments.report import RunMetrics
 
 TEMPLATES = Path(__file__).parent / "templates"
 # the guard's events a step shows as they are (findings are summarised; a resting model is not a step's story)
-SHOWN_GUARD_EVENTS = tuple(t for t in GUARD_EVENT_TYPES if t not in ("finding", "model_resting"))
+SHOWN_GUARD_EVENTS = tuple(t for t in GUARD_EVENT_NAMES if t not in ("finding", "model_resting"))
 EMBED_WIDTH = 240  # px: screenshots embedded by ``self_contained`` (the run keeps them at 360)
 EMBED_QUALITY = 60
 PLACEHOLDER = re.compile(r"\{\{title\}\}|/\*\{\{css\}\}\*/|/\*\{\{js\}\}\*/|\{\{data\}\}")
@@ -99,17 +99,17 @@ class EmbeddedImages(LinkedImages):
 def _guard_events(step: TrajectoryStep) -> list[dict[str, Any]]:
     out = []
     for g in step.guard_events:
-        if g.type == "finding":
+        if g.event == "finding":
             if g.problem:
                 out.append(_finding_view(g))
-        elif g.type in SHOWN_GUARD_EVENTS:
+        elif g.event in SHOWN_GUARD_EVENTS:
             out.append(g.to_json())
     return out
 
 
 def _finding_view(g: GuardEvent) -> dict[str, Any]:
     """The keys of a finding the viewer shows, those it has."""
-    keys = ("type", "diagnoser", "verdict", "tier", "confidence", "evidence", "claim")
+    keys = ("event", "diagnoser", "verdict", "tier", "confidence", "evidence", "claim")
     values = {k: getattr(g, k, None) for k in keys}
     return {k: v for k, v in values.items() if v is not None}
 
@@ -118,7 +118,7 @@ def _focus(rec: Record, steps: list[dict[str, Any]], onset: Optional[int]) -> in
     """The step the viewer opens an episode on: where its trouble began."""
     if not succeeded(rec) and onset is not None:
         return onset
-    opened = next((s["i"] for s in steps if any(g.get("type") == "session_opened" for g in s["guard"])), None)
+    opened = next((s["i"] for s in steps if any(g.get("event") == "session_opened" for g in s["guard"])), None)
     if opened is not None:
         return int(opened)
     return int(rec.fired_step or 0)

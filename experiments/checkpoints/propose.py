@@ -69,7 +69,7 @@ def next_action(ck: Checkpoint, agent: Any, seed: int, guard: str = "off") -> tu
         resumed.reset(task.goal)
         step = resumed.step(obs)
         events = built.pop_events() if hasattr(built, "pop_events") else []
-        acted = any(e.get("type") in ("recovery_step", "session_opened", "claim_blocked") for e in events)
+        acted = any(e.get("event") in ("recovery_step", "session_opened", "claim_blocked") for e in events)
         return step.action.to_dict(), acted
     finally:
         env.close()

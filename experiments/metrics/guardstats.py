@@ -180,7 +180,7 @@ def triggers_of(traj: TrajectoryLike) -> list[GuardEvent]:
         return [f for f in traj.guard.findings if f.problem]
     out = []
     for st in traj.trajectory:
-        out.extend(g for g in st.guard_events if g.type == "finding" and g.problem)
+        out.extend(g for g in st.guard_events if g.event == "finding" and g.problem)
     return out
 
 

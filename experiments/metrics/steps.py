@@ -21,7 +21,7 @@ def action_of(step: Step) -> Optional[ActionView]:
 
 def is_recovery_step(step: Step) -> bool:
     """The step's action came from a guard recovery session (not from the agent)."""
-    return any(g.type == "recovery_step" for g in step.guard_events)
+    return any(g.event == "recovery_step" for g in step.guard_events)
 
 
 def format_action(action: Optional[ActionView]) -> str:

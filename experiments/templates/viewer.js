@@ -157,7 +157,7 @@
   // one sentence per guard event (the step log's keys are for programs)
   function guardText(g) {
     const s = "recovery session " + (g.session === undefined ? "" : g.session + " ");
-    switch (g.type) {
+    switch (g.event) {
       case "session_opened": return [s + "opened", " by " + g.diagnoser + " (" + g.verdict + "): trying " +
         String(g.strategy || "").replace(/_/g, " ") + (g.evidence && g.evidence.length ? " — " + g.evidence.join("; ") : "")];
       case "recovery_step": return [s + "acts", ": " + (g.summary || shortLabel(g.action) || "(an action)")];
@@ -169,13 +169,13 @@
         (g.evidence && g.evidence.length ? " — " + [].concat(g.evidence).join("; ") : "")];
       case "diagnoser_error": return [g.diagnoser + " failed", ": " + g.error + " (the guard went on without it)"];
       case "guard_error": return ["guard error", ": " + g.error + " (the agent's own action was kept)"];
-      default: return [String(g.type).replace(/_/g, " "), ": " + words(Object.fromEntries(
-        Object.entries(g).filter(([k]) => k !== "type" && k !== "step")))];
+      default: return [String(g.event).replace(/_/g, " "), ": " + words(Object.fromEntries(
+        Object.entries(g).filter(([k]) => k !== "event" && k !== "step")))];
     }
   }
 
   function guardItem(g) {
-    if (g.type === "finding") {
+    if (g.event === "finding") {
       return el("li", { cls: "problem" }, [el("span", { cls: "kind", text: (g.claim ? "claim check: " : "") + g.diagnoser }),
         " → " + g.verdict + " (" + g.tier + " tier, confidence " + g.confidence + ")" + (g.evidence && g.evidence.length ? ": " + g.evidence.join("; ") : "")]);
     }

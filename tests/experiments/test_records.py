@@ -57,6 +57,37 @@ def test_an_old_trajectory_loads_with_defaults():
     assert report.usage[0].guard_ms == 0.0 and report.blocked_claims == 0 and report.errors == []
 
 
+def test_a_guard_event_written_under_type_reads_as_its_event():
+    """Runs written before the guard's step log took the perturbation log's shape name an event under
+    ``type``: it reads as ``event``, and the metrics count it."""
+    old = {"index": 0, "observation": {}, "agent_step": {}, "guard_events": [{"step": 0, "type": "recovery_step"}]}
+    new = {**old, "guard_events": [recovery()]}
+    (s_old,), (s_new,) = Trajectory.parse({"trajectory": [old]}).trajectory, Trajectory.parse({"trajectory": [new]}).trajectory
+    assert s_old.guard_events[0].event == s_new.guard_events[0].event == "recovery_step"
+    assert s_old.guard_events[0].to_json()["event"] == "recovery_step"
+
+
+def test_the_guard_and_the_perturbations_log_events_in_one_shape():
+    """A guarded agent's step log and a perturbed device's event log both name an event under ``event``
+    beside its ``step``."""
+    import perturb
+    from benchmark.agents.planner import PlannerAgent, PlannerParams
+    from benchmark.episode import run_episode
+    from benchmark.sim.device import SimDevice
+    from benchmark.tasks import make_task
+    from ttir import guard
+
+    task = make_task("RecipeDeleteMultipleRecipes")
+    engager = PlannerParams(engage_probability=1.0, move_on_probability=0.0, drift_probability=0.0)
+    agent = guard(PlannerAgent(task.reference_solution(), engager))  # no endpoint: the rule tier
+    device = perturb.PerturbedDevice(SimDevice(), [perturb.make("popup_security")], seed=0)
+    run_episode(device, task, agent)
+    guard_events, device_events = agent.events, device.event_log()
+    assert guard_events and device_events
+    for e in guard_events + device_events:
+        assert isinstance(e["step"], int) and isinstance(e["event"], str) and "type" not in e, e
+
+
 def test_unknown_keys_are_kept_at_every_level():
     r = EpisodeRecord.parse({**CURRENT, "schema_version": 2, "cost_usd": 0.25,
                              "guard_summary": {**CURRENT["guard_summary"], "new_count": 3}})

@@ -155,7 +155,7 @@ def test_viewer_references_existing_screenshots(report, records, tiny_run):
         assert (out / ref).resolve().is_file(), ref
         assert (out / ref).resolve().is_relative_to(tiny_run.resolve())
     ep = next(e for e in data["episodes"] if e["guard"] == "rules" and e["perturbation"] == "popup_security")
-    assert any(g["type"] == "session_opened" for s in ep["steps"] for g in s["guard"])
+    assert any(g["event"] == "session_opened" for s in ep["steps"] for g in s["guard"])
     assert any(ev["event"] == "overlay_shown" for s in ep["steps"] for ev in s["events"])
 
 

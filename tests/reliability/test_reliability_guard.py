@@ -66,7 +66,7 @@ def test_the_agents_exception_propagates_unchanged_after_one_call(config, kind):
     assert inner.calls == 1  # not called again by a fail-open path
     assert info.value is inner.raised[0] and info.value.__traceback__ is not None
     assert agent.report.errors == []  # the user's bug, not a guard failure
-    assert not [e for e in agent.events if e["type"] == "guard_error"]
+    assert not [e for e in agent.events if e["event"] == "guard_error"]
 
 
 def test_an_agent_returning_garbage_is_its_own_error():

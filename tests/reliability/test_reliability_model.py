@@ -230,7 +230,7 @@ def test_a_dead_endpoint_makes_the_model_tier_rest(vlm_server):
         agent.step(obs)
         calls.append(len(vlm_server.completions()) - before)
     assert calls == [1, 1, 0, 0, 0, 1, 0, 0]  # 2 failed steps: rest 3; one more failure: rest again
-    assert [e["type"] for e in agent.events].count("model_resting") == 2
+    assert [e["event"] for e in agent.events].count("model_resting") == 2
     resting = [f for f in agent.report.findings if f["step"] in (2, 3, 4)]
     assert resting and all(f["tier"] == "rules" and any("resting" in e for e in f["evidence"]) for f in resting)
 

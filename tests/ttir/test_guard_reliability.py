@@ -77,7 +77,7 @@ def test_model_interference_where_the_rules_locate_no_overlay_is_logged_not_back
     agent = _vlm_guard(vlm_server)
     got, expected = _first_step(agent)
     assert got.action == expected.action and not agent.report.sessions
-    assert any(e["type"] == "recovery_unavailable" and e["diagnoser"] == "interference" for e in agent.events)
+    assert any(e["event"] == "recovery_unavailable" and e["diagnoser"] == "interference" for e in agent.events)
 
 
 class Boom(InterferenceDiagnoser):

@@ -78,17 +78,18 @@ def test_each_action_group_is_spelled_once():
     assert not again, "action groups spelled again:\n" + "\n".join(again)
 
 
-def test_guard_event_types_are_declared_once():
-    """Every type the guard writes to its step log, and every one the runner's readers look for, is declared
-    in GuardEventType (ttir/guarded/report.py)."""
-    from ttir.guarded.report import GUARD_EVENT_TYPES
+def test_guard_event_names_are_declared_once():
+    """Every name the guard writes to its step log, and every one the runner's readers look for, is declared
+    in GuardEventName (ttir/guarded/report.py)."""
+    from ttir.guarded.report import GUARD_EVENT_NAMES
 
     written = set(re.findall(r"\.event\(\"([a-z_]+)\"", (ROOT / "ttir" / "guarded" / "middleware.py").read_text(encoding="utf-8")))
-    assert len(written) >= 8 and written <= set(GUARD_EVENT_TYPES), sorted(written - set(GUARD_EVENT_TYPES))
+    assert len(written) >= 8 and written <= set(GUARD_EVENT_NAMES), sorted(written - set(GUARD_EVENT_NAMES))
     read = set()
     for path in ("experiments/metrics/steps.py", "experiments/metrics/guardstats.py", "experiments/viewer.py"):
-        read |= set(re.findall(r"get\(\"type\"\) == \"([a-z_]+)\"", (ROOT / path).read_text(encoding="utf-8")))
-    assert read and read <= set(GUARD_EVENT_TYPES), sorted(read - set(GUARD_EVENT_TYPES))
+        text = (ROOT / path).read_text(encoding="utf-8")
+        read |= set(re.findall(r"(?:get\(\"event\"\)|\.event) == \"([a-z_]+)\"", text))
+    assert read and read <= set(GUARD_EVENT_NAMES), sorted(read - set(GUARD_EVENT_NAMES))
 
 
 def test_components_are_declared_in_perturb_and_the_cli_offers_the_same():

@@ -26,7 +26,7 @@ from ttir.guarded.checks import Check, configured_checks, default_checks, mode_o
 from ttir.core.config import TTIRConfig
 from ttir.core.errors import ConfigError, GuardUsageError, ObservationTypeError, unknown_name
 from ttir.model.deadline import model_deadline, paused_deadline
-from ttir.guarded.report import GUARD_EVENT_TYPES, GuardEventType, GuardReport, SessionRecord, StepUsage
+from ttir.guarded.report import GUARD_EVENT_NAMES, GuardEventName, GuardReport, SessionRecord, StepUsage
 from ttir.core.diagnosis import Cost, DiagnosisContext, Finding, SupportsDiagnose
 from ttir.core.recovery import Recovery, RecoveryContext
 from ttir.core.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
@@ -127,10 +127,12 @@ class _Core:
         self._told: set[str] = set()  # checks whose "nothing to try" was logged this episode
         self._warned: set[str] = set()  # kinds of the guard's own faults logged at WARNING this episode
 
-    def event(self, kind: GuardEventType, **data: Any) -> None:
-        if kind not in GUARD_EVENT_TYPES:  # our own bug: a type no reader knows would be counted nowhere
-            raise ValueError(f"guard event type {kind!r} is not declared in ttir/guarded/report.py (GuardEventType)")
-        e = {"step": self.t, "type": kind, **data}
+    def event(self, kind: GuardEventName, **data: Any) -> None:
+        if kind not in GUARD_EVENT_NAMES:  # our own bug: a name no reader knows would be counted nowhere
+            raise ValueError(f"guard event {kind!r} is not declared in ttir/guarded/report.py (GuardEventName)")
+        if "event" in data:  # our own bug too: the name would be overwritten
+            raise ValueError(f"guard event {kind!r}: 'event' is the event's name, not one of its details")
+        e = {"step": self.t, "event": kind, **data}
         self.new_events.append(e)
         self.all_events.append(e)
 

@@ -9,10 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field
 Outcome = Literal["open", "resolved", "budget_spent", "exhausted", "episode_end", "error"]  # how a session ended
 
 # what the guard's step log (``GuardedAgent.events``, an episode record's ``guard_events``) says, under its
-# ``type`` key: declared once, checked where an event is written
-GuardEventType = Literal["finding", "session_opened", "recovery_step", "session_closed", "recovery_unavailable",
+# ``event`` key as in the perturbation event log (``perturb.events``): declared once, checked where written
+GuardEventName = Literal["finding", "session_opened", "recovery_step", "session_closed", "recovery_unavailable",
                          "claim_blocked", "model_resting", "diagnoser_error", "guard_error"]
-GUARD_EVENT_TYPES: tuple[str, ...] = get_args(GuardEventType)
+GUARD_EVENT_NAMES: tuple[str, ...] = get_args(GuardEventName)
 SESSION_OUTCOMES: tuple[str, ...] = get_args(Outcome)
 
 

@@ -224,14 +224,14 @@ class ProxyGuard:
 
     def _read_events(self, item: ProxyIntervention, obs: Observation) -> None:
         for e in self.guarded.pop_events():
-            if e["type"] == "session_opened":
+            if e["event"] == "session_opened":
                 details = self._details(e["diagnoser"], e["step"])
                 item.saw.append({"diagnoser": e["diagnoser"], "verdict": e.get("verdict"),
                                  "package": details.get("package") or obs.package, "title": details.get("title", ""),
                                  "kind": details.get("kind"), "evidence": list(e.get("evidence") or [])[:5]})
-            elif e["type"] == "recovery_unavailable":
+            elif e["event"] == "recovery_unavailable":
                 item.saw.append({"diagnoser": e["diagnoser"], "package": obs.package, "nothing_to_try": True})
-            elif e["type"] == "session_closed":
+            elif e["event"] == "session_closed":
                 item.sessions.append({"session": e["session"], "outcome": e["outcome"], "steps": e["steps"]})
 
     def _details(self, diagnoser: str, step: int) -> dict[str, Any]:
