@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Component = Literal["state", "action", "transition"]  # in the paper's order (the reports list them so)
 COMPONENTS: tuple[Component, ...] = get_args(Component)
-Layer = Literal["S", "T", "A", "R"]  # AnTrap STAR layers
-STAR_LAYERS: tuple[Layer, ...] = get_args(Layer)
+StarLayer = Literal["S", "T", "A", "R"]  # AnTrap STAR layers
+STAR_LAYERS: tuple[StarLayer, ...] = get_args(StarLayer)
 
 
 class Magnitude(BaseModel):
@@ -50,11 +50,11 @@ class Perturbation:
     """Base class. Subclasses set ``magnitude_model`` and override the hooks they need."""
 
     component: ClassVar[Component] = "state"
-    layer: ClassVar[Optional[Layer]] = None
+    layer: ClassVar[Optional[StarLayer]] = None
     magnitude_model: ClassVar[type[Magnitude]] = Magnitude
 
     def __init__(self, name: str, params: Params, *, description: str = "", component: Optional[Component] = None,
-                 layer: Optional[Layer] = None):
+                 layer: Optional[StarLayer] = None):
         self.name = name
         self.params = params
         self.description = description

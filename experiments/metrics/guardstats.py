@@ -55,13 +55,17 @@ DIAGNOSERS = DEFAULT_PRIORITY  # the checks the event log can judge, in the repo
 LOOKBACK: dict[DiagnoserName, int] = {"interference": 0, "action_effect": 2, "stuck_loop": 4, "task_alignment": 3}
 
 
+# what a trigger is attributed to (not a diagnoser's ``ttir.core.diagnosis.Verdict``)
+TriggerAttribution = Literal["perturbation", "agent", "false_positive", "unjudged"]
+
+
 class TriggerCheck(BaseModel):
     id: str
     step: int
     diagnoser: str
     claim: bool = False
     clean: bool
-    verdict: Verdict
+    verdict: TriggerAttribution
     reason: str
 
     @property
@@ -112,11 +116,9 @@ def _foregrounds(traj: Trajectory) -> list[str]:
     return [_package(s.observation.foreground) for s in traj.trajectory]
 
 
-Verdict = Literal["perturbation", "agent", "false_positive", "unjudged"]
-
-
 def check_trigger(diagnoser: str, step: int, rec: EpisodeLike, traj: TrajectoryLike, claim: bool = False,
-                  episode_dir: Optional[Path] = None, runs: Optional[list[list[int]]] = None) -> tuple[Verdict, str]:
+                  episode_dir: Optional[Path] = None,
+                  runs: Optional[list[list[int]]] = None) -> tuple[TriggerAttribution, str]:
     """Why a trigger at ``step`` was right (``perturbation`` / ``agent``) or not — see the module docstring."""
     if diagnoser not in DIAGNOSERS:
         return "unjudged", f"{diagnoser!r} is a user-defined check: the event log does not say when it is right"

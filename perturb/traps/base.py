@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, ClassVar, Optional
 
-from perturb.base import Layer, Perturbation
+from perturb.base import Perturbation, StarLayer
 from perturb.device import PerturbationContext
 from perturb.traps.lexicon import launcher_packages
 from ttir.core.types import Action, Observation, UIElement
@@ -22,7 +22,7 @@ from ttir.core.types import Action, Observation, UIElement
 class Trap(Perturbation):
     """Base class of the ten AnTrap trap operators."""
 
-    layer: ClassVar[Optional[Layer]] = None
+    layer: ClassVar[Optional[StarLayer]] = None
 
     def key(self, what: str) -> str:
         """A per-episode ``ctx.state`` key private to this trap."""
