@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -20,8 +21,14 @@ ALLOWED = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per test process (every check walks every module)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _parsed(path)
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -49,7 +56,7 @@ def test_diagnosers_and_recoveries_are_honest():
 
 
 def _project_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _parsed(path)
     return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and n.level == 0
             and n.module.split(".")[0] in PACKAGES} | {
         a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names if a.name.split(".")[0] in PACKAGES}
@@ -85,7 +92,7 @@ def _module_imports(name: str, path: Path, known: set[str], *, lazy: bool, paren
     """Project modules ``name`` imports: at module level (``lazy``: inside functions too), not under
     ``if TYPE_CHECKING``. ``from pkg import sub`` imports the submodule, not ``pkg``'s own namespace.
     ``parents``: with the packages Python runs first (importing ``a.b.c`` runs ``a`` and ``a.b``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _parsed(path)
     nodes: list[ast.AST] = []
     for node in tree.body:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
