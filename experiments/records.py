@@ -46,6 +46,8 @@ from typing import Annotated, Any, Callable, Iterable, Optional, TypeVar, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
+from ttir.core.validation import renamed_key
+
 SCHEMA_VERSION = 1
 
 M = TypeVar("M", bound="RunModel")
@@ -269,17 +271,22 @@ class GuardEvent(RunModel):
     @model_validator(mode="before")
     @classmethod
     def _event_from_type(cls, data: Any) -> Any:
-        if isinstance(data, Mapping) and "event" not in data and "type" in data:
-            data = {("event" if k == "type" else k): v for k, v in data.items()}
-        return data
+        return renamed_key(data, "type", "event")
 
 
 class GuardSession(RunModel):
-    """A recovery session of the guard's report (``ttir.guarded.report.SessionRecord``)."""
+    """A recovery session of the guard's report (``ttir.guarded.report.SessionRecord``). Runs written
+    before a session named its recovery ``recovery`` called it ``strategy``: read as ``recovery``."""
 
     diagnoser: str
+    recovery: Optional[str] = None
     outcome: Optional[str] = "open"
     actions: AnyList = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _recovery_from_strategy(cls, data: Any) -> Any:
+        return renamed_key(data, "strategy", "recovery")
 
 
 class GuardUsage(RunModel):

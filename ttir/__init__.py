@@ -121,7 +121,7 @@ def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Optional
         'Wait for the click to take effect'
         >>> agent.step(screen).action.describe()
         'click(x=540, y=460)'
-        >>> [(s.diagnoser, s.strategy) for s in agent.report.sessions]
+        >>> [(s.diagnoser, s.recovery) for s in agent.report.sessions]
         [('action_effect', 'alternative_action')]
     """
     from ttir.guarded.middleware import guard as _guard

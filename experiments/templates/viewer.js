@@ -159,12 +159,12 @@
     const s = "recovery session " + (g.session === undefined ? "" : g.session + " ");
     switch (g.event) {
       case "session_opened": return [s + "opened", " by " + g.diagnoser + " (" + g.verdict + "): trying " +
-        String(g.strategy || "").replace(/_/g, " ") + (g.evidence && g.evidence.length ? " — " + g.evidence.join("; ") : "")];
+        String(g.recovery || g.strategy || "").replace(/_/g, " ") + (g.evidence && g.evidence.length ? " — " + g.evidence.join("; ") : "")];
       case "recovery_step": return [s + "acts", ": " + (g.summary || shortLabel(g.action) || "(an action)")];
       case "session_closed": return [s + "closed", ": " + (OUTCOMES[g.outcome] || g.outcome) +
         (g.steps === undefined ? "" : " after " + g.steps + " recovery step" + (g.steps === 1 ? "" : "s"))];
       case "recovery_unavailable": return ["no recovery", ": " + g.diagnoser + " found a problem, but " +
-        String(g.strategy || "its recovery").replace(/_/g, " ") + " had nothing to try"];
+        String(g.recovery || g.strategy || "its recovery").replace(/_/g, " ") + " had nothing to try"];
       case "claim_blocked": return ["“done” blocked", ": the task does not look done" +
         (g.evidence && g.evidence.length ? " — " + [].concat(g.evidence).join("; ") : "")];
       case "diagnoser_error": return [g.diagnoser + " failed", ": " + g.error + " (the guard went on without it)"];
@@ -185,8 +185,8 @@
 
   function renderSessions(body, sessions) {
     if (!sessions || !sessions.length) { body.appendChild(el("p", { cls: "muted", text: "no recovery session" })); return; }
-    const head = el("tr", {}, ["#", "diagnoser", "strategy", "opened", "closed", "outcome", "actions", "trigger"].map((h) => el("th", { text: h })));
-    const rows = sessions.map((s) => el("tr", {}, [s.id, s.diagnoser, s.strategy, s.opened_at, s.closed_at, s.outcome,
+    const head = el("tr", {}, ["#", "diagnoser", "recovery", "opened", "closed", "outcome", "actions", "trigger"].map((h) => el("th", { text: h })));
+    const rows = sessions.map((s) => el("tr", {}, [s.id, s.diagnoser, s.recovery || s.strategy, s.opened_at, s.closed_at, s.outcome,
       (s.actions || []).map((a) => describe(a.action || a)).join(" → "),
       ((s.trigger || {}).evidence || []).join("; ")].map((v) => el("td", { text: v === null || v === undefined ? "" : String(v) }))));
     body.appendChild(el("table", {}, [head].concat(rows)));

@@ -67,6 +67,47 @@ def test_a_guard_event_written_under_type_reads_as_its_event():
     assert s_old.guard_events[0].to_json()["event"] == "recovery_step"
 
 
+def test_a_session_that_named_its_recovery_strategy_reads_as_its_recovery():
+    """Reports written before a session's recovery had one name called it ``strategy``: the guard's
+    own report and the runs' typed view both read it as ``recovery``; the guard writes ``recovery``."""
+    from experiments.records import GuardReportView
+    from ttir.guarded.report import GuardReport, SessionRecord
+
+    old = {"id": 1, "diagnoser": "interference", "strategy": "dismiss_interference", "opened_at": 2,
+           "outcome": "resolved"}
+    assert SessionRecord.model_validate(old).recovery == "dismiss_interference"
+    assert GuardReportView.model_validate({"sessions": [old]}).sessions[0].recovery == "dismiss_interference"
+    written = GuardReport(sessions=[SessionRecord.model_validate(old)]).to_dict()["sessions"][0]
+    assert written["recovery"] == "dismiss_interference" and "strategy" not in written
+
+
+def test_the_guard_names_the_recovery_in_its_sessions_events_and_hook():
+    """A session, its step-log events and the agent's ``on_recovery`` hook name the recovery under
+    ``recovery`` (one name for the concept), never ``strategy``."""
+    import perturb
+    from benchmark.agents.planner import PlannerAgent
+    from benchmark.episode import run_episode
+    from benchmark.sim.device import SimDevice
+    from benchmark.tasks import make_task
+    from ttir import guard
+
+    told: list[dict] = []
+
+    class Told(PlannerAgent):
+        def on_recovery(self, event: dict) -> None:
+            told.append(event)
+            super().on_recovery(event)
+
+    task = make_task("ContactsAddContact")
+    agent = guard(Told(task.reference_solution()))
+    device = perturb.PerturbedDevice(SimDevice(), [perturb.make("popup_permission")], seed=0)
+    run_episode(device, task, agent)
+    assert agent.report.sessions and told
+    assert all(s.recovery for s in agent.report.sessions)
+    named = [e for e in agent.events if e["event"] in ("session_opened", "recovery_step")] + told
+    assert named and all(e["recovery"] and "strategy" not in e for e in named), named
+
+
 def test_the_guard_and_the_perturbations_log_events_in_one_shape():
     """A guarded agent's step log and a perturbed device's event log both name an event under ``event``
     beside its ``step``."""

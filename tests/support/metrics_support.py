@@ -51,7 +51,7 @@ def ev(s: int, event: str, perturbation: str = "p", **details: Any) -> dict[str,
 
 
 def recovery() -> dict[str, Any]:
-    return {"event": "recovery_step", "session": 1, "strategy": "alternative_action"}
+    return {"event": "recovery_step", "session": 1, "recovery": "alternative_action"}
 
 
 def traj(steps: list[dict[str, Any]], events: Iterable[dict[str, Any]] = (), final_pkg: str = APP,

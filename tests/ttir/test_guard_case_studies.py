@@ -35,7 +35,7 @@ def test_case_1_stale_coordinate_stuck_on_the_maze(seed):
     guarded, report, _ = _run(task, ReplayAgent.from_task(task), pert(), guard=True)
     assert guarded.success
     assert {s.diagnoser for s in report.sessions} <= {"stuck_loop", "action_effect"}
-    assert all(s.strategy == "alternative_action" for s in report.sessions)
+    assert all(s.recovery == "alternative_action" for s in report.sessions)
 
 
 def test_case_2_phone_number_typed_into_company():
@@ -63,7 +63,7 @@ def test_case_3_security_popup_engaged_vs_dismissed():
     assert guarded.success
     assert "overlay_engaged" not in [e["event"] for e in events]
     first = report.sessions[0]
-    assert first.diagnoser == "interference" and first.strategy == "dismiss_interference" and first.outcome == "resolved"
+    assert first.diagnoser == "interference" and first.recovery == "dismiss_interference" and first.outcome == "resolved"
     assert any(e["event"] == "overlay_dismissed" and e["details"].get("label") == "Cancel" for e in events)
 
 
@@ -112,5 +112,5 @@ def test_case_4_completion_claim_on_the_home_screen_is_blocked():
     agent = ttir.guard(Drifter(), config=RULES)
     result = run_episode(SimDevice(), task, agent, budget=12)
     assert agent.report.blocked_claims >= 1
-    assert any(s.strategy == "re_orientation" for s in agent.report.sessions)
+    assert any(s.recovery == "re_orientation" for s in agent.report.sessions)
     assert result.success

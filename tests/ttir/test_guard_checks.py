@@ -263,7 +263,7 @@ def test_a_check_of_plain_objects_opens_sessions_in_the_sync_and_async_guard(for
     agent = ttir.guard(FORMS[form](), config=TTIRConfig.with_mode("rules"), checks=[check])
     taken = _drive(agent, steps=3)
     assert taken[0] == "navigate_back" and recovery.asked >= 1
-    assert agent.report.errors == [] and agent.report.sessions[0].strategy == "PlainBack"
+    assert agent.report.errors == [] and agent.report.sessions[0].recovery == "PlainBack"
     with pytest.raises(ConfigError, match="Check.recovery = .*next_step"):
         check.recovery = object()
     check.recovery = PlainBack()  # set later, as a user swapping parts does: wrapped the same way

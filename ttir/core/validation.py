@@ -12,6 +12,7 @@ import difflib
 import re
 import reprlib
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -40,6 +41,24 @@ LineMap = dict[tuple[str, ...], int]  # a key path (strings; list indices as dig
 
 # pydantic names each member of a union in the error's location ("literal['all']", "list[str]", "AgentSpec")
 _UNION_TAG = re.compile(r"(literal|list|dict|set|tuple|frozenset)\[.*\]|str|int|float|bool|none|[A-Z][A-Za-z0-9]*")
+
+
+def renamed_key(data: Any, old: str, new: str) -> Any:
+    """``data`` with its key ``old`` read as ``new``, for records written before a field was renamed
+    (a pydantic ``mode="before"`` validator's input); anything else, or a mapping that already has
+    ``new``, comes back as it was.
+
+    Args:
+        data: the raw input of a model.
+        old: the field's former name.
+        new: its name now.
+
+    Returns:
+        A new dict with the key renamed, or ``data`` itself.
+    """
+    if isinstance(data, Mapping) and new not in data and old in data:
+        return {(new if k == old else k): v for k, v in data.items()}
+    return data
 
 
 def _is_tag(part: Any) -> bool:

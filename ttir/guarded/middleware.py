@@ -44,7 +44,7 @@ class _Session:
     signature: str = ""
 
     @property
-    def strategy(self) -> Recovery:
+    def recovery(self) -> Recovery:
         return self.check.recovery
 
 
@@ -319,28 +319,28 @@ class _Core:
         return True
 
     async def open_session(self, check: Check, finding: Finding, ctx: DiagnosisContext, sig: str) -> Optional[AgentStep]:
-        strategy = check.recovery
+        recovery = check.recovery
         trigger = {k: v for k, v in finding.to_dict().items() if k != "details"}
         trigger["diagnoser"] = check.name
-        rec = SessionRecord(id=len(self.report.sessions) + 1, diagnoser=check.name, strategy=strategy.name,
+        rec = SessionRecord(id=len(self.report.sessions) + 1, diagnoser=check.name, recovery=recovery.name,
                             opened_at=self.t, trigger=trigger)
         session = _Session(rec, check, finding, signature=sig)
         step = await self.next_recovery(session, ctx)
         if step is None:
             self.handled[check.name] = Handled(self.t, sig, "unavailable")  # nothing to try: not again on this screen
-            self.event("recovery_unavailable", diagnoser=check.name, strategy=strategy.name)
-            self.report.unavailable.append({"step": self.t, "diagnoser": check.name, "strategy": strategy.name,
+            self.event("recovery_unavailable", diagnoser=check.name, recovery=recovery.name)
+            self.report.unavailable.append({"step": self.t, "diagnoser": check.name, "recovery": recovery.name,
                                             "verdict": finding.verdict, "evidence": list(finding.evidence)[:5]})
             if check.name not in self._told:
                 self._told.add(check.name)
                 logger.info("ttir guard: {} found a problem at step {} ({}) and its recovery {} had nothing to try; "
                             "the agent's own step goes on (report.unavailable)", check.name, self.t,
-                            "; ".join(finding.evidence[:2])[:200], strategy.name)
-            self.notify(check, strategy.name, "unavailable", [])
+                            "; ".join(finding.evidence[:2])[:200], recovery.name)
+            self.notify(check, recovery.name, "unavailable", [])
             return None
         self.report.sessions.append(rec)
         self.session = session
-        self.event("session_opened", session=rec.id, diagnoser=check.name, strategy=strategy.name,
+        self.event("session_opened", session=rec.id, diagnoser=check.name, recovery=recovery.name,
                    verdict=finding.verdict, evidence=finding.evidence)
         return self.take(session, step)
 
@@ -360,7 +360,7 @@ class _Core:
         return self.take(s, step)
 
     async def target_met(self, s: _Session, ctx: DiagnosisContext) -> bool:
-        check = getattr(s.strategy, "target_met", None)
+        check = getattr(s.recovery, "target_met", None)
         if callable(check):
             verdict = check(ctx, s.finding)
             if verdict is not None:
@@ -371,23 +371,23 @@ class _Core:
     async def next_recovery(self, s: _Session, ctx: DiagnosisContext) -> Optional[AgentStep]:
         rctx = RecoveryContext(goal=self.goal, observation=ctx.observation, history=ctx.history, finding=s.finding,
                                taken=list(s.taken), budget=self.config.recovery.budget)
-        before = s.strategy.cost
+        before = s.recovery.cost
         if self.vlm is not None and not self.model_ok:
-            step = s.strategy.rules(rctx)  # the model tier rests
+            step = s.recovery.rules(rctx)  # the model tier rests
         elif self.is_async:
-            step = await s.strategy.anext_step(rctx)
+            step = await s.recovery.anext_step(rctx)
         else:
-            step = s.strategy.next_step(rctx)
-        if s.strategy.cost is not before:
-            self._account(s.strategy.cost - before)
+            step = s.recovery.next_step(rctx)
+        if s.recovery.cost is not before:
+            self._account(s.recovery.cost - before)
         for err in rctx.cache.get("errors", []):
-            self.report.errors.append({"step": self.t, "strategy": s.strategy.name, "error": err})
+            self.report.errors.append({"step": self.t, "recovery": s.recovery.name, "error": err})
         return step
 
     def take(self, s: _Session, step: AgentStep) -> AgentStep:
         s.taken.append(step)
         s.record.actions.append(step.action.to_dict())
-        self.event("recovery_step", session=s.record.id, strategy=s.strategy.name, action=step.action.to_dict(),
+        self.event("recovery_step", session=s.record.id, recovery=s.recovery.name, action=step.action.to_dict(),
                    summary=step.summary)
         return step
 
@@ -397,16 +397,16 @@ class _Core:
         self.handled[s.check.name] = Handled(self.t, sig, outcome)
         self.session = None
         self.event("session_closed", session=s.record.id, outcome=outcome, steps=len(s.taken))
-        self.notify(s.check, s.strategy.name, outcome, list(s.record.actions))
+        self.notify(s.check, s.recovery.name, outcome, list(s.record.actions))
 
-    def notify(self, check: Check, strategy: str, outcome: str, actions: list[dict[str, Any]]) -> None:
+    def notify(self, check: Check, recovery: str, outcome: str, actions: list[dict[str, Any]]) -> None:
         """Tell the agent's ``on_recovery`` hook how a recovery ended (``unavailable``: it had nothing to try)."""
         hook = getattr(self.inner, "on_recovery", None)
         if not callable(hook):
             return
         message = check.message(outcome, self.goal)
         try:
-            hook({"diagnoser": check.name, "strategy": strategy, "outcome": outcome,
+            hook({"diagnoser": check.name, "recovery": recovery, "outcome": outcome,
                   "actions": actions, "message": message})
         except Exception as exc:  # noqa: BLE001 - an agent's hook must not break the guard
             self.report.errors.append({"step": self.t, "hook": "on_recovery", "error": str(exc)})

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ttir.core.validation import renamed_key
 
 Outcome = Literal["open", "resolved", "budget_spent", "exhausted", "episode_end", "error"]  # how a session ended
 
@@ -23,13 +25,18 @@ class SessionRecord(BaseModel):
 
     id: int = Field(description="The session's number in the episode, from 1.")
     diagnoser: str = Field(description="The check (diagnoser) whose finding opened it.")
-    strategy: str = Field(description="The recovery strategy that ran it.")
+    recovery: str = Field(description="The recovery that ran it (its name).")
     opened_at: int = Field(description="The guard step it opened at.")
     closed_at: Optional[int] = Field(None, description="The guard step it closed at; None while open.")
     trigger: dict[str, Any] = Field(default_factory=dict, description="The finding that opened it (without details).")
     actions: list[dict[str, Any]] = Field(default_factory=list, description="The actions it took, in order.")
     outcome: Outcome = Field("open", description="How it ended: resolved (the problem is gone), budget_spent, exhausted "
                                                  "(nothing left to try), episode_end, error; open while running.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _recovery_from_strategy(cls, data: Any) -> Any:
+        return renamed_key(data, "strategy", "recovery")  # reports written before called it the strategy
 
     @property
     def resolved(self) -> bool:
@@ -73,7 +80,7 @@ class GuardReport(BaseModel):
     blocked_claims: int = Field(0, description="``status: complete`` claims the guard replaced with a recovery.")
     unavailable: list[dict[str, Any]] = Field(
         default_factory=list, description="Problems found whose recovery had nothing to try (step, diagnoser, "
-                                          "strategy, verdict, evidence).")
+                                          "recovery, verdict, evidence).")
 
     @property
     def model_calls(self) -> int:
