@@ -24,14 +24,14 @@ from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
 import prompts
 from ttir.core.diagnosis import Cost, DiagnosisContext, Finding
 from diagnosers.judgment import Judgment
-from ttir.core.config import CascadeConfig, PromptsConfig, TTIRConfig, VLMConfig
+from ttir.core.config import RECOVERIES, CascadeConfig, PromptsConfig, TTIRConfig, VLMConfig
 from ttir.core.types import ENDING_TYPES, Action, AgentStep, Observation, StepRecord
 from ttir.model.client import VLMClient
 
 CACHE_KEY = "vlm_judgment"
 _TASK_KEY = "vlm_judgment_task"
 _LOCK_KEY = "vlm_judgment_lock"
-RECOVERY_STRATEGIES = ("alternative_action", "dismiss_interference", "re_orientation")
+RECOVERY_STRATEGIES = RECOVERIES  # the recoveries that have a prompt: every built-in one
 
 
 # text helpers live in ttir.core.describe (the VLM agent uses them too)

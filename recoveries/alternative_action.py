@@ -5,8 +5,9 @@ it, clear and retype into the right field — never the failed coordinate again
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import ClassVar, Optional
 
+from ttir.core.config import RecoveryName
 from diagnosers.signals.change import compare
 from ttir.core.diagnosis import ActionEffectDetails, StepDetails
 from ttir.core.recovery import Recovery, RecoveryContext, recovery_step
@@ -31,7 +32,7 @@ class AlternativeAction(Recovery):
         settings: the guard's :class:`~ttir.core.config.RecoveryConfig`; None: the defaults.
     """
 
-    name = "alternative_action"
+    name: ClassVar[RecoveryName] = "alternative_action"
     handles = ("stuck_loop", "action_effect")
 
     def _failed(self, ctx: RecoveryContext) -> Optional[StepRecord]:

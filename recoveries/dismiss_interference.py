@@ -20,8 +20,9 @@ Per kind of overlay (the interference finding says which):
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import ClassVar, Optional
 
+from ttir.core.config import RecoveryName
 from ttir.core.diagnosis import InterferenceDetails, OverlayButton
 from ttir.core.recovery import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import dismiss_rank, label, role_of
@@ -48,7 +49,7 @@ class DismissInterference(Recovery):
         settings: the guard's :class:`~ttir.core.config.RecoveryConfig`; None: the defaults.
     """
 
-    name = "dismiss_interference"
+    name: ClassVar[RecoveryName] = "dismiss_interference"
     handles = ("interference",)
 
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:

@@ -5,8 +5,9 @@ task (AndroidReality App. D.1 ④)."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import ClassVar, Optional
 
+from ttir.core.config import RecoveryName
 from ttir.core.diagnosis import TaskAlignmentDetails
 from ttir.core.recovery import Recovery, RecoveryContext, recovery_step
 from recoveries.ui import label
@@ -33,7 +34,7 @@ class ReOrientation(Recovery):
         settings: the guard's :class:`~ttir.core.config.RecoveryConfig`; None: the defaults.
     """
 
-    name = "re_orientation"
+    name: ClassVar[RecoveryName] = "re_orientation"
     handles = ("task_alignment",)
 
     def rules(self, ctx: RecoveryContext) -> Optional[AgentStep]:

@@ -18,6 +18,7 @@ VOCABULARIES = {
     "session outcomes": (r"[\"']budget_spent[\"'],\s*[\"']exhausted[\"']", "ttir/guarded/report.py"),
     "finding verdicts": (r"[\"']on_track[\"'],\s*[\"']off_track[\"'],\s*[\"']off[\"']", "ttir/core/diagnosis.py"),
     "diagnoser names": (r"[\"']stuck_loop[\"'],\s*[\"']action_effect[\"'],\s*[\"']interference[\"']", "ttir/core/config.py"),
+    "recovery names": (r"[\"']alternative_action[\"'],\s*[\"']dismiss_interference[\"'],\s*[\"']re_orientation[\"']", "ttir/core/config.py"),
     "diagnoser priority": (r"[\"']interference[\"'],\s*[\"']stuck_loop[\"'],\s*[\"']action_effect[\"']", "ttir/core/config.py"),
     "STAR layers": (r"[\"']S[\"'],\s*[\"']T[\"'],\s*[\"']A[\"'],\s*[\"']R[\"']", "perturb/base.py"),
     "control roles": (r"[\"']dismiss[\"'],\s*[\"']engage[\"'],\s*[\"']destructive[\"'],\s*[\"']neutral[\"']", "ttir/core/lexicon.py"),

@@ -23,6 +23,8 @@ DiagnoserName = Literal["stuck_loop", "action_effect", "interference", "task_ali
 DIAGNOSERS: tuple[DiagnoserName, ...] = get_args(DiagnoserName)
 # which finding wins when several report a problem (RecoveryConfig.priority's default; reports list the diagnosers so)
 DEFAULT_PRIORITY: tuple[DiagnoserName, ...] = ("interference", "stuck_loop", "action_effect", "task_alignment")
+RecoveryName = Literal["alternative_action", "dismiss_interference", "re_orientation"]  # the three built-in recoveries
+RECOVERIES: tuple[RecoveryName, ...] = get_args(RecoveryName)
 
 
 class _Section(BaseModel):
