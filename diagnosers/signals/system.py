@@ -50,6 +50,7 @@ class SystemKnowledge:
         self.ad_activity_hints = lower_set(data.get("ad_activity_hints"))
         self.decoration_ids = lower_set(data.get("decoration_ids"))
         self.keyguard_ids = lower_set(data.get("keyguard_ids"))
+        self.always_on_display_packages = lower_set(data.get("always_on_display_packages"))
         self.task_surface_ids = lower_set(data.get("task_surface_ids"))
         self.task_surface_packages = lower_set(data.get("task_surface_packages"))
         self.anr_phrases = tuple(norm(str(v)) for v in data.get("anr_phrases") or [])

@@ -119,8 +119,11 @@ def _is_decoration(e: UIElement, sub: list[int], elements: list[UIElement], size
 
 def _is_keyguard(e: UIElement, sub: list[int], elements: list[UIElement], size: tuple[int, int]) -> bool:
     """The lock screen or its PIN / pattern / password bouncer (blocking: it cannot be
-    dismissed with a tap, only unlocked)."""
-    return is_systemui(e.package) and _has_id(elements, sub, knowledge().keyguard_ids)
+    dismissed with a tap, only unlocked), or an always-on display's window."""
+    k = knowledge()
+    if package_of(e.package) in k.always_on_display_packages:
+        return True
+    return is_systemui(e.package) and _has_id(elements, sub, k.keyguard_ids)
 
 
 def _is_shade(e: UIElement, sub: list[int], elements: list[UIElement], size: tuple[int, int]) -> bool:

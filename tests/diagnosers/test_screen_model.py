@@ -120,9 +120,18 @@ def test_a_lock_screen_is_reported_never_dismissed():
     assert source == "agent"
 
 
-@pytest.mark.parametrize("screen_id", ["37b8f56d52de", "0eb2cb511c89"])
+def test_an_always_on_display_is_a_lock_screen_reported_never_dismissed():
+    s = dev("dca4d309cb03")  # Samsung's always-on display (clock, date, notification icons): a locked phone
+    f = finding(s)
+    assert f.problem and f.details["kind"] == "lock_screen" and f.details["dismiss_hint"] == "report"
+    _, _, source = first_step(s)
+    assert source == "agent"
+
+
+@pytest.mark.parametrize("screen_id", ["37b8f56d52de", "0eb2cb511c89", "df20058c9f48"])
 def test_a_dialog_the_goal_needs_is_never_dismissed(screen_id):
-    s = dev(screen_id)  # "make and manage phone calls" for a call-screening goal; a ringtone picker for a sound goal
+    s = dev(screen_id)  # "make and manage phone calls" for a call-screening goal; a ringtone picker for a sound
+    # goal; "Allow YouTube to record audio?" for a goal that searches by voice
     assert finding(s).verdict != "true"
     _, _, source = first_step(s)
     assert source == "agent"
