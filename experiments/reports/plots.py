@@ -205,7 +205,9 @@ def _plot_real_screens(report: dict, out: Path) -> Path:
     right.legend(fontsize=8, ncol=2, loc="upper right")
     right.set_ylim(0, 1.35 * max(bottom + [1.0]))  # room for the legend above the tallest bar
     fig.suptitle(f"Real screens, {report.get('split', '?')} split: {report['screens']} screens from "
-                 f"{report['repos']} repositories (rule tier)", fontsize=10)
+                 f"{report['repos']} repositories "
+                 + ("(free tier: rules + screen model)" if report.get("screen_model") else "(free tier: rules alone)"),
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)
