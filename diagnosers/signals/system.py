@@ -51,6 +51,8 @@ class SystemKnowledge:
         self.decoration_ids = lower_set(data.get("decoration_ids"))
         self.keyguard_ids = lower_set(data.get("keyguard_ids"))
         self.always_on_display_packages = lower_set(data.get("always_on_display_packages"))
+        self.app_lock_packages = lower_set(data.get("app_lock_packages"))
+        self.app_lock_ids = lower_set(data.get("app_lock_ids"))
         self.task_surface_ids = lower_set(data.get("task_surface_ids"))
         self.task_surface_packages = lower_set(data.get("task_surface_packages"))
         self.anr_phrases = tuple(norm(str(v)) for v in data.get("anr_phrases") or [])

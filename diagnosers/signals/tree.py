@@ -119,9 +119,13 @@ def _is_decoration(e: UIElement, sub: list[int], elements: list[UIElement], size
 
 def _is_keyguard(e: UIElement, sub: list[int], elements: list[UIElement], size: tuple[int, int]) -> bool:
     """The lock screen or its PIN / pattern / password bouncer (blocking: it cannot be
-    dismissed with a tap, only unlocked), or an always-on display's window."""
+    dismissed with a tap, only unlocked), an always-on display's window, or a vendor's app
+    lock (a fingerprint or privacy password asked before a locked app opens)."""
     k = knowledge()
-    if package_of(e.package) in k.always_on_display_packages:
+    pkg = package_of(e.package)
+    if pkg in k.always_on_display_packages:
+        return True
+    if pkg in k.app_lock_packages and _has_id(elements, sub, k.app_lock_ids):
         return True
     return is_systemui(e.package) and _has_id(elements, sub, k.keyguard_ids)
 

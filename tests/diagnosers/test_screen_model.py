@@ -128,6 +128,15 @@ def test_an_always_on_display_is_a_lock_screen_reported_never_dismissed():
     assert source == "agent"
 
 
+@pytest.mark.parametrize("screen_id", ["553fbad52fe8", "231050ccbd5a"])
+def test_a_vendors_app_lock_is_a_lock_screen_and_its_cancel_is_never_tapped(screen_id):
+    s = dev(screen_id)  # ColorOS's app lock (fingerprint, then the privacy-password keypad): "Cancel" gives up the app
+    f = finding(s)
+    assert f.problem and f.details["kind"] == "lock_screen" and f.details["dismiss_hint"] == "report"
+    obs, step, source = first_step(s)
+    assert source == "agent" and classify(s, obs, step, source) == "none"
+
+
 @pytest.mark.parametrize("screen_id", ["37b8f56d52de", "0eb2cb511c89", "df20058c9f48"])
 def test_a_dialog_the_goal_needs_is_never_dismissed(screen_id):
     s = dev(screen_id)  # "make and manage phone calls" for a call-screening goal; a ringtone picker for a sound
