@@ -36,3 +36,27 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys: pytest.CaptureFixture[str]
     assert "KEY=V1" in capsys.readouterr().err
     assert main(["tune", "eval", "--real", "--session-steps", "0"]) == 2
     assert "--session-steps must be at least 1" in capsys.readouterr().err
+
+
+def test_a_rounds_fresh_check_scores_that_rounds_screens_and_each_half(capsys: pytest.CaptureFixture[str]) -> None:
+    """`ttir tune eval --real --round N`: only collection round N's repositories, both splits by default,
+    each half reported (the dev half is tuned on afterwards, the test half never)."""
+    from experiments.real_screens.corpus import load_corpus
+
+    screens = [s for s in load_corpus("all") if s.round == 14]  # a small round, both halves
+    readable = [s for s in screens if not s.label.malformed]
+    halves = sorted({s.split for s in screens})
+    assert main(["tune", "eval", "--real", "--round", "14", "--session-steps", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Real screens (round 14, all split): {len(readable)} screens")
+    for half in halves:
+        n = sum(1 for s in readable if s.split == half and s.label.category == "interference")
+        assert f"{half} half (rules tier): " in out and f" of {n} pop-ups" in out
+    assert "labelled steps of real runs" not in out  # the steps are not per round
+
+
+def test_a_round_or_split_without_real_or_an_unknown_round_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tune", "eval", "--real", "--round", "999", "--no-progress"]) == 2
+    assert "--round 999: no screen" in capsys.readouterr().err
+    assert main(["tune", "eval", "some_dataset", "--round", "3"]) == 2
+    assert "only with --real" in capsys.readouterr().err

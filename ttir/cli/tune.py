@@ -184,15 +184,20 @@ def _eval_parser(tsub: Any) -> None:
                "  ttir tune eval my_phone.jsonl --config ttir.yaml --tiers rules,cascade\n"
                "  ttir tune eval datasets/tuning --json > eval.json\n"
                "  ttir tune eval --real --split dev --cases              real screens: every miss and bad tap\n"
-               "  ttir tune eval --real --split dev --oracle             the recoveries given a perfect verdict\n\n"
+               "  ttir tune eval --real --split dev --oracle             the recoveries given a perfect verdict\n"
+               "  ttir tune eval --real --round 18                       a new collection round's fresh check\n\n"
                + FORMAT_HELP)
     p.add_argument("dataset", type=Path, nargs="?", help="dataset folder (steps.jsonl) or a JSONL file")
     p.add_argument("--real", action="store_true",
                    help="score the interference diagnoser and the guard on the real-screen corpus "
                         "(experiments/real_screens) instead of a dataset: recall per kind, false alarms on ordinary "
                         "screens and on wanted dialogs, what a guarded wait-only agent taps")
-    p.add_argument("--split", choices=["dev", "test", "all"], default="test",
-                   help="with --real: which split (default test; tune on dev only)")
+    p.add_argument("--split", choices=["dev", "test", "all"], default=None,
+                   help="with --real: which split (default test, or all with --round; tune on dev only)")
+    p.add_argument("--round", type=int, default=None, metavar="N", dest="round_",
+                   help="with --real: only the repositories of collection round N (rounds.yaml), both splits "
+                        "unless --split says otherwise: a new round's fresh check, scored once before anything "
+                        "is tuned or trained on it")
     p.add_argument("--cases", action="store_true", help="with --real: list every miss, false alarm and bad action")
     p.add_argument("--plot", type=Path, default=None, metavar="PNG",
                    help="with --real: also draw the report — recall per collection round with its 95 %% interval, "
@@ -258,6 +263,8 @@ def _eval(args: argparse.Namespace) -> int:
         return _eval_real(args, cfg, tiers, judge)
     if args.oracle:
         raise ValueError("--oracle: only with --real (the label of a real screen is the oracle's answer)")
+    if args.round_ is not None or args.split is not None:
+        raise ValueError("--split and --round: only with --real (they choose screens of the real-screen corpus)")
     if args.dataset is None:
         raise ValueError("ttir tune eval: give a DATASET, or --real for the real-screen corpus")
     variants = [Variant(t, t, cfg, judge=judge if t != "rules" else None) for t in tiers]
@@ -285,9 +292,18 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
             from experiments.reports.plots import plot_real_screens
         except ImportError as exc:
             raise ValueError(f"--plot {args.plot}: needs matplotlib (pip install 'ttir[plots]'): {exc}") from exc
-    screens = load_corpus(args.split)
+    split = args.split or ("all" if args.round_ is not None else "test")
+    screens = load_corpus(split)
     if not screens:
-        raise ValueError(f"the real-screen corpus has no screen in split {args.split!r}")
+        raise ValueError(f"the real-screen corpus has no screen in split {split!r}")
+    if args.round_ is not None:
+        rounds = sorted({s.round for s in screens if s.round})
+        screens = [s for s in screens if s.round == args.round_]
+        if not screens:
+            raise ValueError(f"--round {args.round_}: no screen of the {split!r} split came in that collection round; "
+                             f"rounds.yaml numbers rounds {rounds[0]}–{rounds[-1]}" if rounds else
+                             f"--round {args.round_}: the corpus records no collection rounds (rounds.yaml)")
+        split = f"round {args.round_}, {split}"
     model = None
     if cfg.interference.screen_model:
         from diagnosers.signals.screen_model import load_screen_model
@@ -298,16 +314,26 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
     results = evaluate(screens, cfg, tiers, judge=judge, progress=not args.no_progress and not args.json,
                        session_steps=args.session_steps, oracle_mode=args.oracle or "vlm")
     report = summarize(results, tiers)
-    report["split"] = args.split
+    report["split"] = split
     report["screen_model"] = model.trained_on if model is not None else None
     if args.oracle:
         report["guard"]["oracle_mode"] = args.oracle
     report["cases"] = [r.__dict__ for r in results]
-    text = render(report, results, args.split, show=args.cases)
+    text = render(report, results, split, show=args.cases)
+    if args.round_ is not None:
+        # a fresh check reports each half of the round: its dev half is tuned on afterwards, its test half never
+        report["by_split"] = {sp: summarize([r for r in results if r.split == sp], tiers)["tiers"][tiers[0]]
+                              for sp in sorted({r.split for r in results})}
+        for sp, t in report["by_split"].items():
+            i, fa = t["interference"], t["false_alarms"]
+            text += (f"\n{sp} half ({tiers[0]} tier): {i['detected']} of {i['n']} pop-ups, false alarms on "
+                     + ", ".join(f"{v['false_alarms']} of {v['n']} {c}" for c, v in fa.items()))
+        _emit(args, report, text)
+        return 0  # the labelled steps are not per round
     # the labelled steps of real runs (typing into forms, recorded traces): stuck loop and action effect
     variants = [Variant(t, t, cfg, diagnosers=("stuck_loop", "action_effect"), judge=judge if t != "rules" else None)
                 for t in tiers if t in TIERS]  # the oracle answers interference on single screens only
-    select = {} if args.split == "all" else {"splits": {args.split}}
+    select = {} if split == "all" else {"splits": {split}}
     outcomes = evaluate_dataset(CORPUS_DIR / "steps.jsonl", variants, workers=1, select=select)
     if outcomes:
         steps = summarise(outcomes, variants, targets={"precision": args.min_precision, "recall": args.min_recall,
