@@ -295,6 +295,7 @@ def summarize(results: list[ScreenResult], tiers: list[str], seed: int = 0) -> d
     }
     rounds = _group(ok, lambda r: r.round or 0)
     report["by_round"] = {str(k): _headline(rs, tiers[0]) for k, rs in sorted(rounds.items())}
+    report["by_split"] = {k: _headline(rs, tiers[0]) for k, rs in sorted(_group(ok, lambda r: r.split).items())}
     rng = random.Random(seed)
     report["intervals"] = _intervals(ok, tiers[0], rng)
     for k, rs in rounds.items():
@@ -452,4 +453,11 @@ def render(report: dict[str, Any], results: list[ScreenResult], split: str, show
             if bad:
                 lines.append(f"- {r.id} [{r.category}/{r.kind}] {tier}={r.verdicts.get(tier)} guard={r.action_class} "
                              f"{r.guard_summary!r} :: {r.evidence.get(tier, '')}")
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    if report.get("round") is not None:
+        # a round's fresh check reports each half: its dev half is tuned on afterwards, its test half never
+        for sp, h in report["by_split"].items():
+            text += (f"\n{sp} half ({first} tier): {h['detected']} of {h['interference']} pop-ups, false alarms on "
+                     f"{h['ordinary_false_alarms']} of {h['ordinary']} ordinary, "
+                     f"{h['wanted_false_alarms']} of {h['wanted']} wanted")
+    return text

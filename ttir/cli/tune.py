@@ -319,15 +319,9 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
     if args.oracle:
         report["guard"]["oracle_mode"] = args.oracle
     report["cases"] = [r.__dict__ for r in results]
+    report["round"] = args.round_
     text = render(report, results, split, show=args.cases)
     if args.round_ is not None:
-        # a fresh check reports each half of the round: its dev half is tuned on afterwards, its test half never
-        report["by_split"] = {sp: summarize([r for r in results if r.split == sp], tiers)["tiers"][tiers[0]]
-                              for sp in sorted({r.split for r in results})}
-        for sp, t in report["by_split"].items():
-            i, fa = t["interference"], t["false_alarms"]
-            text += (f"\n{sp} half ({tiers[0]} tier): {i['detected']} of {i['n']} pop-ups, false alarms on "
-                     + ", ".join(f"{v['false_alarms']} of {v['n']} {c}" for c, v in fa.items()))
         _emit(args, report, text)
         return 0  # the labelled steps are not per round
     # the labelled steps of real runs (typing into forms, recorded traces): stuck loop and action effect
