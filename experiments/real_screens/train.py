@@ -194,7 +194,9 @@ def matrix(feats: list[ScreenFeatures], numeric: int = len(NUMERIC_FEATURES)) ->
 def _fit(X: Any, y: np.ndarray, c: float, seed: int) -> Any:
     from sklearn.linear_model import LogisticRegression
 
-    return LogisticRegression(C=c, class_weight="balanced", solver="liblinear", max_iter=2000,
+    # the dual problem: far more features (hashed n-grams) than screens, where liblinear's dual
+    # solver reaches the same optimum in about a third of the primal's time
+    return LogisticRegression(C=c, class_weight="balanced", solver="liblinear", dual=True, max_iter=2000,
                               random_state=seed).fit(X, y)
 
 
