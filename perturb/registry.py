@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Optional
 
-import yaml
 from pydantic import ValidationError
 
 from perturb.base import Params, Perturbation
 from perturb.timing import Persistence, Timing
 from ttir.core.errors import did_you_mean, resolve_name
+from ttir.core.validation import load_package_yaml
 
 SECTIONS = ("magnitude", "timing", "persistence")
 
@@ -58,7 +58,7 @@ def _load_profiles() -> dict[str, Profile]:
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith((".yaml", ".yml")):
             continue
-        data = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
+        data = load_package_yaml(entry.read_text(encoding="utf-8")) or {}
         for name, spec in data.items():
             where = f"perturb/profiles/{entry.name}: {name}"
             if name in out:

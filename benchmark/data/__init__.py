@@ -6,7 +6,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from ttir.core.validation import load_package_yaml
 
 
 @lru_cache(maxsize=None)
@@ -20,7 +20,7 @@ def lines(name: str) -> tuple[str, ...]:
 def table(name: str) -> Any:
     """The parsed ``benchmark/data/<name>.yaml``."""
     text = resources.files(__package__).joinpath(f"{name}.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    return load_package_yaml(text)
 
 
 def text(name: str) -> str:

@@ -19,9 +19,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Optional
 
-import yaml
 
 from benchmark.ui.widgets import Screen, Widget
+from ttir.core.validation import load_package_yaml
 
 DEFAULT_LANGUAGE = "en"
 _PLACEHOLDER = re.compile(r"\{(\w+)(:t)?\}")
@@ -69,7 +69,7 @@ def table(language: str) -> StringTable:
         raise ValueError(f"language={language!r} has no string table; available: {', '.join(languages())} "
                          f"(benchmark/data/locale/<language>.yaml)")
     path = f"locale/{language}.yaml"
-    data = yaml.safe_load(resources.files("benchmark.data").joinpath(path).read_text(encoding="utf-8")) or {}
+    data = load_package_yaml(resources.files("benchmark.data").joinpath(path).read_text(encoding="utf-8")) or {}
     where = f"benchmark/data/{path}"
     unknown = sorted(set(data) - {"name", "strings", "templates", "dates"})
     if unknown:

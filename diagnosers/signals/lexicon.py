@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from diagnosers.signals.data import DATA_DIR, load_yaml
+from diagnosers.signals.data import DATA_DIR, load_builtin_yaml, load_yaml
 from diagnosers.signals.text import normalize
 from ttir.core.lexicon import CJK, term_pattern, vocabulary
 
@@ -94,6 +94,6 @@ def load_lexicon(path: Optional[str] = None) -> Lexicon:
     terms: dict[str, float] = {}
     folder = DATA_DIR / "interruption"
     for f in sorted(folder.glob("*.yaml")):
-        for phrase, weight in (load_yaml(f).get("terms") or {}).items():
+        for phrase, weight in (load_builtin_yaml(f).get("terms") or {}).items():
             terms[str(phrase)] = max(float(weight), terms.get(str(phrase), 0.0))
     return Lexicon({"terms": terms}, source=str(folder))

@@ -9,10 +9,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable, Optional, Union
 
-import yaml
 from pydantic import ValidationError
 
 from perturb.overlay.spec import DEFAULT_LANGUAGE, ButtonSpec, FlowSpec, PageSpec, PoolSpec, VariantSpec, check_language
+from ttir.core.validation import load_package_yaml
 
 ANY_LANGUAGE = "any"
 Languages = Union[str, list[str]]  # a language code, a list of them, or "any"
@@ -30,7 +30,7 @@ def load_pool(name: str) -> PoolSpec:
     entry = resources.files("perturb.overlay").joinpath("content", f"{name}.yaml")
     if not entry.is_file():
         raise KeyError(f"content pool {name!r} does not exist ({where}); known pools: {', '.join(pool_names())}")
-    data = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
+    data = load_package_yaml(entry.read_text(encoding="utf-8")) or {}
     try:
         return PoolSpec.model_validate(data)
     except ValidationError as exc:

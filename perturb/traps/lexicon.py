@@ -12,7 +12,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Optional
 
-import yaml
+from ttir.core.validation import load_package_yaml
 
 
 
@@ -32,7 +32,7 @@ def _lines(name: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def antonym_pairs() -> tuple[tuple[str, str], ...]:
     """The dictionary's pairs, in file order."""
-    data = yaml.safe_load(_read("antonyms.yaml")) or {}
+    data = load_package_yaml(_read("antonyms.yaml")) or {}
     pairs = data.get("pairs")
     where = "perturb/traps/data/antonyms.yaml"
     if not isinstance(pairs, list) or not pairs:

@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Literal, Optional, Pattern, get_args
 
 from ttir.core.types import UIElement
+from ttir.core.validation import load_package_yaml
 
 # what pressing a control does to the pop-up it belongs to (the labels of the real corpus use the same words)
 ControlRole = Literal["dismiss", "engage", "destructive", "neutral", "acknowledge"]
@@ -106,8 +107,6 @@ def term_pattern(term: str) -> Pattern[str]:
 
 @lru_cache(maxsize=1)
 def vocabulary() -> RoleVocabulary:
-    import yaml
-
     folder = resources.files("ttir.core").joinpath("data/roles")
     exact: dict[str, str] = {}
     where: dict[str, str] = {}
@@ -117,7 +116,7 @@ def vocabulary() -> RoleVocabulary:
     for entry in sorted(folder.iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".yaml"):
             continue
-        data = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
+        data = load_package_yaml(entry.read_text(encoding="utf-8")) or {}
         for role, phrases in data.items():
             if role == "language":
                 continue
@@ -183,9 +182,7 @@ def dismiss_rank(e: UIElement) -> int:
 @lru_cache(maxsize=1)
 def loading_words() -> tuple[str, ...]:
     """The words of a screen that is still loading (``ttir/core/data/loading.yaml``), lower case."""
-    import yaml
-
-    data = yaml.safe_load(resources.files("ttir.core").joinpath("data/loading.yaml").read_text(encoding="utf-8")) or {}
+    data = load_package_yaml(resources.files("ttir.core").joinpath("data/loading.yaml").read_text(encoding="utf-8")) or {}
     words = data.get("loading_words")
     if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
         raise ValueError(f"ttir/core/data/loading.yaml: loading_words must be a list of words, got {words!r}")

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-import yaml
 from loguru import logger
 
 from benchmark.device import ActionError
@@ -25,6 +24,7 @@ from benchmark.devices.adbd.png import PngEncoder
 from benchmark.devices.adbd.settings import PhoneSettings
 from benchmark.devices.adbd.sh import Output, Shell
 from ttir.core.types import Action, Observation
+from ttir.core.validation import load_package_yaml
 
 DATA = Path(__file__).with_name("data")
 
@@ -44,8 +44,8 @@ class PhoneData:
     @classmethod
     @functools.lru_cache(maxsize=1)
     def load(cls) -> "PhoneData":
-        raw = yaml.safe_load((DATA / "phone.yaml").read_text(encoding="utf-8"))
-        keys = yaml.safe_load((DATA / "keycodes.yaml").read_text(encoding="utf-8"))
+        raw = load_package_yaml((DATA / "phone.yaml").read_text(encoding="utf-8"))
+        keys = load_package_yaml((DATA / "keycodes.yaml").read_text(encoding="utf-8"))
         return cls(
             properties={str(k): str(v) for k, v in raw["properties"].items()},
             banner_properties=list(raw["banner_properties"]),
