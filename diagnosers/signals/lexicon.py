@@ -42,11 +42,14 @@ class Lexicon:
             self.terms[flat(str(phrase))] = w
         # longest terms first; boundaries keep "ad" out of "add" (CJK terms match anywhere).
         # Each term is keyed by its first word so that a screen's text is matched only
-        # against the terms whose first word it holds (thousands of terms, ten languages)
-        self._term_res = [(t, term_pattern(t)) for t in sorted(self.terms, key=len, reverse=True)]
-        self._by_first: dict[str, list[int]] = {}  # first word -> positions in _term_res
+        # against the terms whose first word it holds (thousands of terms, ten languages);
+        # a term's pattern is compiled when a screen first holds that word — compiling all
+        # ~4,400 up front was half a CPU-second of every guarded process's start-up
+        self._ordered: list[str] = sorted(self.terms, key=len, reverse=True)
+        self._patterns: list[Optional[re.Pattern[str]]] = [None] * len(self._ordered)
+        self._by_first: dict[str, list[int]] = {}  # first word -> positions in _ordered
         self._anywhere: list[int] = []  # CJK terms: looked up as substrings
-        for i, (t, _rx) in enumerate(self._term_res):
+        for i, t in enumerate(self._ordered):
             first = _first_word(t)
             if first is None:
                 self._anywhere.append(i)
@@ -57,13 +60,19 @@ class Lexicon:
         """Terms found in ``texts`` (each counted once, longest first) with their weights."""
         blob = " | ".join(flat(t) for t in texts if t)
         candidates = {i for w in set(_WORD.findall(blob)) for i in self._by_first.get(w, ())}
-        candidates.update(i for i in self._anywhere if self._term_res[i][0] in blob)
+        candidates.update(i for i in self._anywhere if self._ordered[i] in blob)
         found: dict[str, float] = {}
         for i in sorted(candidates):
-            term, rx = self._term_res[i]
-            if rx.search(blob):
+            term = self._ordered[i]
+            if self._pattern(i).search(blob):
                 found[term] = self.terms[term]
         return found
+
+    def _pattern(self, i: int) -> re.Pattern[str]:
+        rx = self._patterns[i]
+        if rx is None:  # two threads may both compile it: the same pattern either way
+            rx = self._patterns[i] = term_pattern(self._ordered[i])
+        return rx
 
     def role(self, label: str) -> Optional[str]:
         """The role of a button label in the shared vocabulary (None when unknown)."""
