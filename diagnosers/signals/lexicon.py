@@ -68,6 +68,12 @@ class Lexicon:
                 found[term] = self.terms[term]
         return found
 
+    @property
+    def _term_res(self) -> list[tuple[str, re.Pattern[str]]]:
+        """Every term with its pattern, longest first (compiles them all): the plain scan the
+        first-word index must agree with."""
+        return [(t, self._pattern(i)) for i, t in enumerate(self._ordered)]
+
     def _pattern(self, i: int) -> re.Pattern[str]:
         rx = self._patterns[i]
         if rx is None:  # two threads may both compile it: the same pattern either way
