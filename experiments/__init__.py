@@ -51,30 +51,31 @@ def run(spec: Union["ExperimentSpec", str, Path, Mapping[str, Any]], out: Union[
         experiments.runner.RunFolderBusy: another process runs into ``out``.
         experiments.runner.SpecChanged: ``out`` holds another spec's episodes and ``force`` is not set.
     """
-    from experiments.python_agents import register_all
+    from experiments.python_agents import factories_registered
     from experiments.runner import run as run_spec
     from experiments.spec import AgentSpec, ExperimentSpec
 
-    register_all(agents)  # first: loading the spec builds each agent once
-    if isinstance(spec, (str, Path)):
-        spec = ExperimentSpec.from_yaml(spec)
-    elif not isinstance(spec, ExperimentSpec):
-        spec = ExperimentSpec.from_dict(dict(spec))
-    if agents:
-        kept = list(spec.agents) if "agents" in spec.model_fields_set else []  # not the default planner
-        listed = {a.name: a for a in kept}
-        for name in agents:
-            if name in listed and listed[name].kind != "python":
-                raise ValueError(f"agents={{{name!r}: …}}: the spec's agent {name!r} is kind {listed[name].kind!r}; "
-                                 "a factory handed over from Python needs kind 'python' (or a name the spec does not use)")
-        added = [AgentSpec(name=n, kind="python") for n in agents if n not in listed]
-        if added:
-            data = spec.model_dump(mode="json")
-            data["agents"] = [a.model_dump(mode="json") for a in kept + added]
-            spec = ExperimentSpec.from_dict(data)
-    return run_spec(spec, Path(out) if out is not None else Path("runs") / spec.name, workers=workers,
-                    executor=executor, progress=progress, retry_errors=retry_errors, factories=agents,
-                    force=force, **executor_options)
+    with factories_registered(agents):  # for this run only; first: loading the spec builds each agent once
+        if isinstance(spec, (str, Path)):
+            spec = ExperimentSpec.from_yaml(spec)
+        elif not isinstance(spec, ExperimentSpec):
+            spec = ExperimentSpec.from_dict(dict(spec))
+        if agents:
+            kept = list(spec.agents) if "agents" in spec.model_fields_set else []  # not the default planner
+            listed = {a.name: a for a in kept}
+            for name in agents:
+                if name in listed and listed[name].kind != "python":
+                    raise ValueError(f"agents={{{name!r}: …}}: the spec's agent {name!r} is kind "
+                                     f"{listed[name].kind!r}; a factory handed over from Python needs kind 'python' "
+                                     "(or a name the spec does not use)")
+            added = [AgentSpec(name=n, kind="python") for n in agents if n not in listed]
+            if added:
+                data = spec.model_dump(mode="json")
+                data["agents"] = [a.model_dump(mode="json") for a in kept + added]
+                spec = ExperimentSpec.from_dict(data)
+        return run_spec(spec, Path(out) if out is not None else Path("runs") / spec.name, workers=workers,
+                        executor=executor, progress=progress, retry_errors=retry_errors, factories=agents,
+                        force=force, **executor_options)
 
 
 def __getattr__(name: str) -> Any:  # the facts a python agent's factory receives, without importing the runner

@@ -18,7 +18,8 @@ Ray actors with each episode.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Mapping, Optional
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -66,6 +67,23 @@ def registered() -> dict[str, Factory]:
 def register_all(factories: Optional[Mapping[str, Factory]]) -> None:
     for name, factory in (factories or {}).items():
         register(name, factory)
+
+
+@contextmanager
+def factories_registered(factories: Optional[Mapping[str, Factory]]) -> Iterator[None]:
+    """``factories`` registered for the duration of a run only: afterwards the registry is as it
+    was, so a later spec's agent of the same name is not silently given this run's factory.
+
+    Args:
+        factories: agent name -> factory (None: none).
+    """
+    saved = dict(_REGISTERED)
+    try:
+        register_all(factories)
+        yield
+    finally:
+        _REGISTERED.clear()
+        _REGISTERED.update(saved)
 
 
 def describe(factory: Factory) -> str:

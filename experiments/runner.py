@@ -61,14 +61,14 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
         RunFolderBusy: another process runs into ``out``.
         SpecChanged: ``out`` holds episodes of another spec and ``force`` is not set.
     """
-    from experiments.python_agents import register_all
+    from experiments.python_agents import factories_registered
 
-    register_all(factories)
-    spec.check()  # a bad parameter fails now, not once per episode
-    store = RunStore(out)
-    with store.exclusive():
-        store.claim_spec(spec.model_dump(mode="json"), force=force)
-        return _run(spec, store, workers, executor, progress, retry_errors, factories, executor_options)
+    with factories_registered(factories):  # this run's only: not a later spec's agent of the same name
+        spec.check()  # a bad parameter fails now, not once per episode
+        store = RunStore(out)
+        with store.exclusive():
+            store.claim_spec(spec.model_dump(mode="json"), force=force)
+            return _run(spec, store, workers, executor, progress, retry_errors, factories, executor_options)
 
 
 def _run(spec: ExperimentSpec, store: RunStore, workers: Optional[int], executor: str, progress: bool,

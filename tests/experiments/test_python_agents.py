@@ -173,5 +173,17 @@ def test_a_handed_over_factory_fills_the_spec_agent_of_that_name(tmp_path):
     experiments.run(path, tmp_path / "run", agents={"mine": make_agent}, progress=False)
     assert {r["agent"] for r in records(tmp_path / "run")} == {"mine", "p"}
     assert got and set(got) == {2}
-    with pytest.raises(ValueError, match="kind 'reference'"):
-        experiments.run(path, tmp_path / "run2", agents={"p": make_agent}, progress=False)
+    with pytest.raises(ValueError, match="kind 'reference'"):  # "mine" needs its factory again: each run its own
+        experiments.run(path, tmp_path / "run2", agents={"mine": make_agent, "p": make_agent}, progress=False)
+
+
+def test_a_handed_over_factory_is_the_runs_own_and_not_a_later_specs(tmp_path):
+    def make_agent(facts, clicks=0):
+        return lambda obs: {"action_type": "status", "goal_status": "complete"}
+
+    experiments.run(spec_file(tmp_path, "{name: mine, kind: python}"), tmp_path / "run", agents={"mine": make_agent},
+                    progress=False)
+    later = tmp_path / "later"
+    later.mkdir()
+    # a later spec's python agent of the same name, without a factory: refused, not silently given the last run's
+    assert "has no factory" in load_error(spec_file(later, "{name: mine, kind: python}"))
