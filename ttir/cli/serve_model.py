@@ -48,8 +48,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ttir.model.local_model import (LocalModelMissing, environment, requantized_path, server_command,
-                                        server_environment, serving_weights, weights_path)
+    from ttir.model.local_model import (LocalModelMissing, environment, server_command, server_environment,
+                                        serving_weights, weights_for, weights_path)
 
     if not 0 < args.port < 65536:
         raise ValueError(f"--port={args.port} must be between 1 and 65535")
@@ -59,10 +59,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--context={args.context} must be >= 512 tokens")
     try:
         shipped = weights_path()
-        if args.print_only:  # nothing is written: the path the server would be given
-            weights = requantized_path(shipped) if args.weights == "q8_0" else shipped
-        else:
-            weights = serving_weights(args.weights)
+        # --print-only writes nothing: the path the server would be given
+        weights = weights_for(args.weights) if args.print_only else serving_weights(args.weights)
         command = server_command(args.port, threads=args.threads, context=args.context, weights=weights)
     except LocalModelMissing as exc:
         print(f"ttir serve-model: {exc}", file=sys.stderr)

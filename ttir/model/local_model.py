@@ -75,6 +75,27 @@ sys.exit(llama_cpp.llama_model_quantize(sys.argv[1].encode(), sys.argv[2].encode
 """
 
 
+def weights_for(weights_format: WeightsFormat = "q8_0", folder: Optional[Path] = None) -> Path:
+    """The file the server is given for ``weights_format`` (written or not: :func:`serving_weights`
+    writes it).
+
+    Args:
+        weights_format: one of :data:`WEIGHTS_FORMATS`.
+        folder: where the Q8_0 copy is kept (default :func:`cache_dir`).
+
+    Returns:
+        The shipped file for ``q4_1``, else its Q8_0 copy's path.
+
+    Raises:
+        ValueError: an unknown ``weights_format``.
+        LocalModelMissing: the extra is not installed.
+    """
+    if weights_format not in WEIGHTS_FORMATS:
+        raise ValueError(f"weights format {weights_format!r} is not one of {', '.join(WEIGHTS_FORMATS)}")
+    source = weights_path()
+    return source if weights_format == "q4_1" else requantized_path(source, folder)
+
+
 def serving_weights(weights_format: WeightsFormat = "q8_0", folder: Optional[Path] = None) -> Path:
     """The GGUF file the server is given.
 
@@ -96,13 +117,8 @@ def serving_weights(weights_format: WeightsFormat = "q8_0", folder: Optional[Pat
         ValueError: an unknown ``weights_format``.
         LocalModelMissing: the extra is not installed.
     """
-    if weights_format not in WEIGHTS_FORMATS:
-        raise ValueError(f"weights format {weights_format!r} is not one of {', '.join(WEIGHTS_FORMATS)}")
-    source = weights_path()
-    if weights_format == "q4_1":
-        return source
-    target = requantized_path(source, folder)
-    if target.is_file() and target.stat().st_size > 0:
+    target, source = weights_for(weights_format, folder), weights_path()
+    if target == source or (target.is_file() and target.stat().st_size > 0):
         return target
     check_server_installed()
     try:
@@ -184,4 +200,4 @@ def server_environment() -> dict[str, str]:
 __all__ = ["CONTEXT_TOKENS", "DEFAULT_PORT", "INSTALL_HINT", "LocalModelMissing", "MODEL_ALIAS", "WEIGHTS_FILE",
            "WEIGHTS_FORMATS", "WeightsFormat", "available", "base_url", "cache_dir", "check_server_installed",
            "environment", "requantized_path", "server_command", "server_environment", "serving_weights",
-           "weights_path"]
+           "weights_for", "weights_path"]
