@@ -49,6 +49,10 @@ from experiments.real_screens.corpus import Screen, load_corpus
 
 SPLIT = "dev"  # the only split a model is trained on
 FOLDS = 5
+# the thresholds are the median over this many fold assignments (seeds seed, seed+1, ...): on dev, one
+# assignment's threshold moved between 0.67 and 0.75 with the shuffle of repositories into folds, and the
+# lowest ones broke their own false-alarm shares on the other assignments
+THRESHOLD_FOLD_SEEDS = 8
 C_GRID = (0.5, 1.0, 2.0, 4.0)
 MAX_ORDINARY_FA = 0.01  # out-of-fold false alarms allowed on ordinary screens at the "true" threshold
 MAX_WANTED_FA = 0.015  # and on wanted dialogs (half the 3 % target: apps the model never saw raised about twice the out-of-fold share)
@@ -278,7 +282,9 @@ def fit_models(feats: list[ScreenFeatures], y: np.ndarray, kept: list[Screen],
                seed: int = 0, fixed: Optional[np.ndarray] = None) -> dict[str, Any]:
     """Fit the screen model and the control model on ``kept`` (thresholds and C by
     repository-grouped cross-validation inside it); the training step :func:`train` and
-    :mod:`experiments.real_screens.crossval` share.
+    :mod:`experiments.real_screens.crossval` share. C is the one whose out-of-fold recall is best
+    on the folds of ``seed``; the thresholds are then the median over :data:`THRESHOLD_FOLD_SEEDS`
+    fold assignments of that C.
 
     Args:
         feats, y, kept: the screens' features, targets and screens (:func:`dataset`).
@@ -294,8 +300,9 @@ def fit_models(feats: list[ScreenFeatures], y: np.ndarray, kept: list[Screen],
     folds = grouped_folds(kept, seed)
     cv: dict[str, Any] = {}
     best: Optional[tuple[float, float, float, float]] = None  # (recall, c, t, u)
+    oof: dict[float, np.ndarray] = {}
     for c in C_GRID:
-        p = out_of_fold(X, y, folds, c, seed)
+        p = oof[c] = out_of_fold(X, y, folds, c, seed)
         t, u = thresholds(p, kept, fixed)
         final = decided(p, fixed) if fixed is not None else p
         rec = float(np.mean(final[y == 1] >= t))
@@ -304,6 +311,13 @@ def fit_models(feats: list[ScreenFeatures], y: np.ndarray, kept: list[Screen],
             best = (rec, c, t, u)
     assert best is not None
     _, c, t, u = best
+    by_seed = [(t, u)] + [thresholds(out_of_fold(X, y, grouped_folds(kept, s), c, s), kept, fixed)
+                          for s in range(seed + 1, seed + THRESHOLD_FOLD_SEEDS)]
+    t = math.ceil(float(np.median([b[0] for b in by_seed])) * 1e4) / 1e4
+    u = min(t, round(float(np.median([b[1] for b in by_seed])), 4))
+    final = decided(oof[c], fixed) if fixed is not None else oof[c]
+    cv[str(c)] = {"threshold": t, "uncertain": u, "recall": round(float(np.mean(final[y == 1] >= t)), 4),
+                  **scores(final, kept, t), "threshold_by_fold_seed": [b[0] for b in by_seed]}
     model = _fit(X, y, c, seed)
     w = model.coef_.ravel()
     # the control picker: which control of a located overlay closes it
