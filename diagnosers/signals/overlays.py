@@ -321,6 +321,8 @@ def _scan(obs: Observation) -> OverlayScan:
         members = tree.subtree(r)
         sys_kind = _system_kind(obs, members)
         ikind = interrupter_kind(pkg)
+        if "permission" in (sys_kind, ikind) and _navigated_page(obs, tree, e, members):
+            continue  # the permission controller's settings pages (its ids, under an up arrow): content, not a prompt
         if sys_kind is None and ((pkg in knowledge().task_surface_packages and pkg != foreground)
                                  or _has_any_id(obs, members, knowledge().task_surface_ids)):
             continue  # a chooser, an autofill drop-down, a picker serving the app: what the user's own action raised

@@ -137,11 +137,20 @@ def test_a_vendors_app_lock_is_a_lock_screen_and_its_cancel_is_never_tapped(scre
     assert source == "agent" and classify(s, obs, step, source) == "none"
 
 
-@pytest.mark.parametrize("screen_id", ["37b8f56d52de", "0eb2cb511c89", "df20058c9f48"])
+@pytest.mark.parametrize("screen_id", ["37b8f56d52de", "0eb2cb511c89", "df20058c9f48", "ae242f8f84a1"])
 def test_a_dialog_the_goal_needs_is_never_dismissed(screen_id):
     s = dev(screen_id)  # "make and manage phone calls" for a call-screening goal; a ringtone picker for a sound
-    # goal; "Allow YouTube to record audio?" for a goal that searches by voice
+    # goal; "Allow YouTube to record audio?" for a goal that searches by voice; "Allow Instagram to access
+    # more photos and videos?" for a profile picture chosen from the photo album
     assert finding(s).verdict != "true"
+    _, _, source = first_step(s)
+    assert source == "agent"
+
+
+def test_the_permission_controllers_settings_page_is_no_prompt():
+    s = dev("7e12d8ff92d7")  # Settings > Instagram > Photos and videos: the controller's ids and radio buttons
+    # ("Allow limited access", "Don't allow") under an up arrow, a page the user navigated into
+    assert finding(s).verdict == "false"
     _, _, source = first_step(s)
     assert source == "agent"
 
