@@ -77,20 +77,25 @@ def _norm(s: str) -> str:
 
 
 @lru_cache(maxsize=8192)  # screens repeat their labels step after step; the memory stays bounded
-def _text_hashes(s: str) -> tuple[int, ...]:
-    """The hashes of a string's words and character 3–4-grams (word-bounded)."""
+def _text_hashes(s: str) -> np.ndarray:
+    """The hashes of a string's words and character 3–4-grams (word-bounded), read-only."""
     t = _norm(s)
     out = [zlib.crc32(b"w:" + w.encode()) for w in _WORD.findall(t)]
     padded = f" {t} "
     for n in NGRAMS:
         out.extend(zlib.crc32(padded[i:i + n].encode()) for i in range(len(padded) - n + 1))
-    return tuple(out)
+    return _frozen(np.array(out, dtype=np.uint32))
 
 
 @lru_cache(maxsize=8192)
-def _token_hashes(s: str) -> tuple[int, ...]:
-    """The hashes of whole tokens (rule signals, id words, packages)."""
-    return (zlib.crc32(b"t:" + s[:MAX_TEXT].encode()),)
+def _token_hashes(s: str) -> np.ndarray:
+    """The hashes of whole tokens (rule signals, id words, packages), read-only."""
+    return _frozen(np.array([zlib.crc32(b"t:" + s[:MAX_TEXT].encode())], dtype=np.uint32))
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False  # shared by the cache: no caller may change it
+    return a
 
 
 def _id_words(resource_id: str) -> list[str]:
@@ -98,20 +103,28 @@ def _id_words(resource_id: str) -> list[str]:
     return [w.lower() for w in _ID_SPLIT.split(short) if len(w) > 1][:6] + ([short.lower()] if short else [])
 
 
-def _group(counts: dict[int, float], group: FeatureGroup, strings: list[str], tokens: bool = False) -> None:
+Buckets = list[tuple[np.ndarray, float]]  # per group: its buckets and the weight each gets
+
+
+def _group(parts: Buckets, group: FeatureGroup, strings: list[str], tokens: bool = False) -> None:
     """Add a group's features, each string's hashes counted once, the group L2-normalised."""
-    salt = _SALT[group]
-    seen: dict[int, float] = {}
-    for s in dict.fromkeys(strings[:MAX_STRINGS]):
-        if not s:
-            continue
-        for h in (_token_hashes(s) if tokens else _text_hashes(s)):
-            seen[(h ^ salt) & (HASH_SIZE - 1)] = 1.0
-    if not seen:
+    hashes = [_token_hashes(s) if tokens else _text_hashes(s) for s in dict.fromkeys(strings[:MAX_STRINGS]) if s]
+    if not hashes:
         return
-    scale = 1.0 / math.sqrt(len(seen))
-    for k in seen:
-        counts[k] = counts.get(k, 0.0) + scale
+    # with numpy, not a loop over each n-gram: a screen holds thousands of them
+    keys = np.unique((np.concatenate(hashes) ^ np.uint32(_SALT[group])) & np.uint32(HASH_SIZE - 1))
+    if len(keys):
+        parts.append((keys, 1.0 / math.sqrt(len(keys))))
+
+
+def _sparse(parts: Buckets) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted buckets of all groups and their summed weights (summed in group order)."""
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    keys = np.concatenate([k for k, _ in parts]).astype(np.int64)
+    idx, where = np.unique(keys, return_inverse=True)
+    weights = np.concatenate([np.full(len(k), w) for k, w in parts])
+    return idx, np.bincount(where, weights=weights, minlength=len(idx))
 
 
 @dataclass(frozen=True)
@@ -160,13 +173,13 @@ def screen_features(obs: Observation, goal: str, rule: Optional[dict[str, Any]] 
                    *(f"hit={x}" for x in (details.get("lexicon_hits") or [])[:20]),
                    *(f"role={b.get('role')}" for b in (details.get("buttons") or [])[:8]),
                    f"hint={details.get('dismiss_hint') or 'none'}"]
-    counts: dict[int, float] = {}
-    _group(counts, "all", texts)
-    _group(counts, "top", top_texts)
-    _group(counts, "click", clicks)
-    _group(counts, "ids", ids, tokens=True)
-    _group(counts, "pkg", packages, tokens=True)
-    _group(counts, "rule", rule_tokens, tokens=True)
+    parts: Buckets = []
+    _group(parts, "all", texts)
+    _group(parts, "top", top_texts)
+    _group(parts, "click", clicks)
+    _group(parts, "ids", ids, tokens=True)
+    _group(parts, "pkg", packages, tokens=True)
+    _group(parts, "rule", rule_tokens, tokens=True)
     top_area, centred = 0.0, 0.0
     if top_bounds and len(top_bounds) == 4:
         x1, y1, x2, y2 = top_bounds
@@ -185,8 +198,7 @@ def screen_features(obs: Observation, goal: str, rule: Optional[dict[str, Any]] 
         len(goal_words & top_words) / len(goal_words) if goal_words else 0.0,
         len(goal_words & all_words) / len(goal_words) if goal_words else 0.0,
     ], dtype=np.float64)
-    idx = np.fromiter(sorted(counts), dtype=np.int64, count=len(counts))
-    vals = np.fromiter((counts[k] for k in idx.tolist()), dtype=np.float64, count=len(counts))
+    idx, vals = _sparse(parts)
     return ScreenFeatures(idx, vals, numeric)
 
 
@@ -213,18 +225,17 @@ def control_features(overlay: dict[str, Any], buttons: list[dict[str, Any]], i: 
            f"order={min(i, 4)}", f"last={i == n - 1}", f"forward={bool(b.get('forward'))}",
            f"next_page={bool(b.get('next_page'))}", f"skip={bool(b.get('skip'))}",
            f"kind_role={overlay.get('kind')}:{b.get('role')}", f"empty_label={not (b.get('label') or '').strip()}"]
-    counts: dict[int, float] = {}
-    _group(counts, "clabel", [b.get("label") or ""])
-    _group(counts, "cid", _id_words(b.get("resource_id") or ""), tokens=True)
-    _group(counts, "cctx", ctx, tokens=True)
+    parts: Buckets = []
+    _group(parts, "clabel", [b.get("label") or ""])
+    _group(parts, "cid", _id_words(b.get("resource_id") or ""), tokens=True)
+    _group(parts, "cctx", ctx, tokens=True)
     rx, ry = (cx - x1) / ow, (cy - y1) / oh
     numeric = np.array([
         min(max(rx, 0.0), 1.0), min(max(ry, 0.0), 1.0), min((bx2 - bx1) / ow, 1.0), min((by2 - by1) / oh, 1.0),
         float(cx >= max(c[0] for c in centres)), float(cy >= max(c[1] for c in centres)),
         float(rx > 0.75 and ry < 0.25), min(n, 8) / 8, min(i, 8) / 8, math.log1p(len(b.get("label") or "")) / 4,
     ], dtype=np.float64)
-    idx = np.fromiter(sorted(counts), dtype=np.int64, count=len(counts))
-    vals = np.fromiter((counts[k] for k in idx.tolist()), dtype=np.float64, count=len(counts))
+    idx, vals = _sparse(parts)
     return ScreenFeatures(idx, vals, numeric)
 
 
