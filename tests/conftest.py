@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,13 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def pytest_configure(config):
+    # bytecode caches, even where the environment turns them off (PYTHONDONTWRITEBYTECODE=1, as container
+    # images often do): the suite starts about a hundred Python processes (CLI runs, examples, runner
+    # workers, served phones, model servers), and without the caches each compiles the project again
+    # (about 0.3 CPU-s a process) and each test worker rewrites every test module's asserts anew.
+    # Written next to the sources (git-ignored __pycache__), as Python does by default.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
     # the tests' model servers and phones are local: a proxy set for the package registries
     # (which the model client honours, as the openai client does) must not carry them
     for var in ("NO_PROXY", "no_proxy"):
