@@ -83,6 +83,18 @@ def test_the_features_are_bounded_on_a_hostile_dump():
     assert len(f.indices) < 50_000 and np.isfinite(f.values).all() and np.isfinite(f.numeric).all()
 
 
+def test_the_thresholds_are_the_median_over_the_fold_shuffles():
+    import math
+
+    from experiments.real_screens.train import THRESHOLD_FOLD_SEEDS
+
+    report = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text(encoding="utf-8"))
+    by_seed = report["cross_validation"][str(report["C"])]["threshold_by_fold_seed"]
+    assert len(by_seed) == THRESHOLD_FOLD_SEEDS and len(set(by_seed)) > 1  # the shuffles disagree
+    assert report["threshold"] == math.ceil(float(np.median(by_seed)) * 1e4) / 1e4
+    assert min(by_seed) <= report["threshold"] <= max(by_seed) + 1e-4
+
+
 def test_the_shipped_model_is_what_the_train_command_writes(tmp_path):
     pytest.importorskip("sklearn")
     from experiments.real_screens.train import train
