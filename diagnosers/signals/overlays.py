@@ -130,7 +130,12 @@ def button_roles(buttons: list[Button], lexicon: Lexicon, kind: str = "", texts:
     (OK is consent there); on a heads-up banner an unnamed control (the banner itself)
     opens the notification."""
     v = vocabulary()
-    raw = [lexicon.role(b.label) or v.id_role(b.resource_id) for b in buttons]
+    named = [lexicon.role(b.label) for b in buttons]
+    raw = [r or v.id_role(b.resource_id) for r, b in zip(named, buttons)]
+    if any(r in ("acknowledge", "dismiss") for r in named):
+        # an AlertDialog's positive button under a label of its own ("Salvar no celular") beside a named
+        # OK or Cancel is the dialog's action, not a second way out: its id alone does not make it one
+        raw = ["engage" if n is None and r == "acknowledge" else r for n, r in zip(named, raw)]
     if kind == "crash":  # the app already stopped: closing it destroys nothing
         raw = ["dismiss" if r == "destructive" else r for r in raw]
     agree = bool(texts) and "acknowledge" in raw and v.asks_agreement(texts or [])

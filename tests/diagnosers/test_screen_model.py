@@ -159,6 +159,13 @@ def test_a_dialog_the_goal_needs_is_never_dismissed(screen_id):
     assert source == "agent"
 
 
+def test_an_alert_dialogs_positive_button_with_a_label_of_its_own_is_its_action_not_a_way_out():
+    s = dev("03a344b58a35")  # "Não é possível salvar o contato": [OK] (button2) and [Salvar no celular] (button1)
+    f = finding(s)
+    roles = {b["label"]: b["role"] for b in f.details["buttons"]}
+    assert roles == {"OK": "dismiss", "Salvar no celular": "engage"}  # button1's id alone made it a dismiss
+
+
 def test_the_permission_controllers_settings_page_is_no_prompt():
     s = dev("7e12d8ff92d7")  # Settings > Instagram > Photos and videos: the controller's ids and radio buttons
     # ("Allow limited access", "Don't allow") under an up arrow, a page the user navigated into
