@@ -19,7 +19,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Optional
 
-
 from benchmark.ui.widgets import Screen, Widget
 from ttir.core.validation import load_package_yaml
 

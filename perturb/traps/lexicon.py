@@ -15,7 +15,6 @@ from typing import Optional
 from ttir.core.validation import load_package_yaml
 
 
-
 def _read(name: str) -> str:
     return resources.files("perturb.traps").joinpath("data").joinpath(name).read_text(encoding="utf-8")
 
