@@ -131,11 +131,12 @@ def button_roles(buttons: list[Button], lexicon: Lexicon, kind: str = "", texts:
     opens the notification."""
     v = vocabulary()
     named = [lexicon.role(b.label) for b in buttons]
-    raw = [r or v.id_role(b.resource_id) for r, b in zip(named, buttons)]
+    # a positive button (button1) under a label no phrase knows has no known role: its id alone does not make it a way out
+    raw = [n or v.control_role(b.label, b.resource_id) for n, b in zip(named, buttons)]
     if any(r in ("acknowledge", "dismiss") for r in named):
-        # an AlertDialog's positive button under a label of its own ("Salvar no celular") beside a named
-        # OK or Cancel is the dialog's action, not a second way out: its id alone does not make it one
-        raw = ["engage" if n is None and r == "acknowledge" else r for n, r in zip(named, raw)]
+        # beside a named OK or Cancel, an AlertDialog's positive button ("Salvar no celular") is the dialog's action
+        raw = ["engage" if n is None and v.id_role(b.resource_id) == "acknowledge" else r
+               for n, r, b in zip(named, raw, buttons)]
     if kind == "crash":  # the app already stopped: closing it destroys nothing
         raw = ["dismiss" if r == "destructive" else r for r in raw]
     agree = bool(texts) and "acknowledge" in raw and v.asks_agreement(texts or [])
@@ -748,7 +749,7 @@ def _is_forward(label: str, forward: frozenset[str], resource_id: str = "") -> b
     v = vocabulary()
     lab = norm(label)
     return (lab in forward or _head(label) in forward or lab in gates().skip
-            or (v.phrase_role(label) or v.id_role(resource_id)) == "dismiss")
+            or v.control_role(label, resource_id) == "dismiss")
 
 
 def _turns_page(label: str) -> bool:

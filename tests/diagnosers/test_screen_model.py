@@ -166,6 +166,29 @@ def test_an_alert_dialogs_positive_button_with_a_label_of_its_own_is_its_action_
     assert roles == {"OK": "dismiss", "Salvar no celular": "engage"}  # button1's id alone made it a dismiss
 
 
+def test_a_positive_button_under_a_label_no_phrase_knows_is_never_tapped_as_a_way_out():
+    """A VPN app's plan ad: [NOT NOW] (button2) and [VIEW PLANS] (button1). The positive button's id
+    does not say it closes anything; its label is what it does. The recovery's fallback, which reads
+    the screen's controls one by one (a check of the user's own names no buttons), taps NOT NOW."""
+    from recoveries import DismissInterference
+    from ttir.core.diagnosis import Finding
+    from ttir.core.lexicon import role_of
+    from ttir.core.recovery import RecoveryContext
+
+    s = dev("7f1f27a91fe7")
+    obs = s.observation()
+    view = next(e for e in obs.elements if e.text == "VIEW PLANS")
+    not_now = next(e for e in obs.elements if e.text == "NOT NOW")
+    assert view.resource_id.endswith(":id/button1") and role_of(view) == "neutral"  # its id alone made it a dismiss
+    assert role_of(not_now) == "dismiss"
+    roles = {b["label"]: b["role"] for b in finding(s).details["buttons"]}
+    assert roles["VIEW PLANS"] != "dismiss" and roles["NOT NOW"] == "dismiss"
+    own = Finding(diagnoser="my_ads", problem=True, verdict="true", confidence=1.0, evidence=["an ad"],
+                  details={"kind": "dialog", "bounds": (0, 0, *obs.screen_size)})
+    step = DismissInterference().next_step(RecoveryContext(goal=s.label.goal, observation=obs, history=[], finding=own))
+    assert step is not None and step.action.point() == not_now.center
+
+
 def test_the_permission_controllers_settings_page_is_no_prompt():
     s = dev("7e12d8ff92d7")  # Settings > Instagram > Photos and videos: the controller's ids and radio buttons
     # ("Allow limited access", "Don't allow") under an up arrow, a page the user navigated into

@@ -83,9 +83,40 @@ class RoleVocabulary:
         return any(rx.search(blob) for rx in self.agreement)
 
     def id_role(self, resource_id: str) -> Optional[str]:
+        """The role Android's own id gives a control (``button2``: dismiss), None for other ids."""
         if not resource_id:
             return None
         return self.ids.get(resource_id.split("/", 1)[-1].lower())
+
+    def control_role(self, text: str, resource_id: str) -> Optional[str]:
+        """The raw role of a control: its label's, else its id's — except that a positive
+        button (``button1``) under a label of its own that no phrase knows has no known role.
+
+        Android names a dialog's answer buttons by position, not by what they do: the
+        positive one is OK on a notice but "VIEW PLANS" on an ad and "USE THIS FOLDER" on a
+        picker, so only its label says whether it closes anything.
+
+        Args:
+            text: the control's label (its text, else its description; a button without
+                either may carry its id's words, "button1").
+            resource_id: its resource id.
+
+        Returns:
+            dismiss / engage / destructive / neutral / acknowledge, or None when unknown.
+        """
+        named = self.phrase_role(text)
+        if named is not None:
+            return named
+        by_id = self.id_role(resource_id)
+        if by_id == "acknowledge" and _own_label(text, resource_id):
+            return None
+        return by_id
+
+
+def _own_label(text: str, resource_id: str) -> bool:
+    """Whether ``text`` is a label of the control's own, not empty and not its id's words."""
+    own = norm(text)
+    return bool(own) and own != norm(resource_id.split("/", 1)[-1].replace("_", " "))
 
 
 def _inner_pattern(phrase: str) -> Optional[Pattern[str]]:
@@ -145,8 +176,7 @@ def vocabulary() -> RoleVocabulary:
 
 def control_role(e: UIElement) -> Optional[str]:
     """The raw role of a control (``acknowledge`` included), from its label, else its id."""
-    v = vocabulary()
-    return v.phrase_role(label(e)) or v.id_role(e.resource_id)
+    return vocabulary().control_role(label(e), e.resource_id)
 
 
 def role_of(e: UIElement) -> str:
