@@ -10,16 +10,16 @@ from functools import lru_cache
 from typing import Iterable, Pattern
 
 from diagnosers.signals.data import builtin
-from diagnosers.signals.lexicon import flat, term_pattern
+from diagnosers.signals.lexicon import PhraseSet, flat, words_of
 
 
 @dataclass(frozen=True)
 class Intent:
     name: str
-    dialog: tuple[Pattern[str], ...]
-    goal: tuple[Pattern[str], ...]
+    dialog: PhraseSet
+    goal: PhraseSet
     surface: bool = False  # the dialog is the capability itself (an account chooser, a share sheet), not a request for it
-    unless: tuple[Pattern[str], ...] = ()  # wording that makes a dialog something else ("Save password?" after a sign-in)
+    unless: PhraseSet = PhraseSet(())  # wording that makes a dialog something else ("Save password?" after a sign-in)
 
 
 @lru_cache(maxsize=1)
@@ -30,10 +30,10 @@ def intents() -> tuple[Intent, ...]:
         if not isinstance(spec, dict) or not spec.get("dialog") or not spec.get("goal"):
             raise ValueError(f"diagnosers/data/intents.yaml: intents.{name} needs non-empty 'dialog' and 'goal' lists")
         out.append(Intent(name=str(name),
-                          dialog=tuple(term_pattern(flat(str(w))) for w in spec["dialog"]),
-                          goal=tuple(term_pattern(flat(str(w))) for w in spec["goal"]),
+                          dialog=PhraseSet(flat(str(w)) for w in spec["dialog"]),
+                          goal=PhraseSet(flat(str(w)) for w in spec["goal"]),
                           surface=bool(spec.get("surface", False)),
-                          unless=tuple(term_pattern(flat(str(w))) for w in spec.get("unless") or ())))
+                          unless=PhraseSet(flat(str(w)) for w in spec.get("unless") or ())))
     return tuple(out)
 
 
@@ -73,14 +73,15 @@ def without_requester(texts: Iterable[str]) -> list[str]:
 def goal_intents(goal: str) -> frozenset[str]:
     """The intents a goal asks for."""
     g = flat(goal)
-    return frozenset(i.name for i in intents() if any(rx.search(g) for rx in i.goal))
+    words = words_of(g)
+    return frozenset(i.name for i in intents() if i.goal.found_in(g, words))
 
 
 def dialog_intents(texts: Iterable[str], package: str = "") -> frozenset[str]:
     """The intents a dialog's text (or the package it comes from) asks for."""
     blob = " | ".join(flat(t) for t in [*texts, package] if t)
-    return frozenset(i.name for i in intents() if any(rx.search(blob) for rx in i.dialog)
-                     and not any(rx.search(blob) for rx in i.unless))
+    words = words_of(blob)
+    return frozenset(i.name for i in intents() if i.dialog.found_in(blob, words) and not i.unless.found_in(blob, words))
 
 
 def shared_intents(goal: str, texts: Iterable[str], package: str = "", apps: Iterable[str] = ()) -> frozenset[str]:

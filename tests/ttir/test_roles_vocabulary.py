@@ -125,3 +125,38 @@ def test_interruption_terms_are_found_longest_first_as_before_the_index():
     expected = {t: lex.terms[t] for t, rx in lex._term_res if rx.search(blob)}  # the plain scan of every term
     assert found == expected and list(found) == list(expected) and found, blob
     assert "ad" not in found  # "Add" does not hold the word "ad"
+
+
+def test_indexed_lookups_agree_with_the_plain_scans_on_dev_screens():
+    """Role phrases inside a label and the intents of a dialog's text are looked up by their first
+    word; on dev screens (every fifth readable one) they give what searching with every phrase in turn gives."""
+    from diagnosers.signals.intents import dialog_intents, intents
+    from experiments.real_screens.corpus import load_corpus
+    from ttir.core.lexicon import label, term_pattern
+
+    v = vocabulary()
+
+    def plain_role(text: str):
+        lab = norm(text)
+        if not lab:
+            return None
+        hit = v.exact.get(lab)
+        if hit is not None:
+            return hit
+        return next((v.exact[phrase] for phrase, rx in v.inner if rx.search(lab)), None)
+
+    plain = [(i.name, [term_pattern(t) for t in i.dialog.terms], [term_pattern(t) for t in i.unless.terms])
+             for i in intents()]
+    labels, asked = set(), 0
+    for s in [s for s in load_corpus("dev") if not s.label.malformed][::5]:
+        texts = [label(e) for e in s.observation().elements if label(e)]
+        labels.update(texts)
+        blob = " | ".join(flat(t) for t in texts)
+        expected = frozenset(name for name, dialog, unless in plain
+                             if any(rx.search(blob) for rx in dialog) and not any(rx.search(blob) for rx in unless))
+        assert dialog_intents(texts) == expected, s.id
+        asked += bool(expected)
+    assert asked >= 20  # dialogs that ask for something are among them
+    roles = {t: v._phrase_role(t) for t in labels}
+    assert roles == {t: plain_role(t) for t in labels}
+    assert sum(r is not None and norm(t) not in v.exact for t, r in roles.items()) >= 20  # found inside longer labels

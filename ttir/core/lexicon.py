@@ -24,6 +24,7 @@ ControlRole = Literal["dismiss", "engage", "destructive", "neutral", "acknowledg
 ROLES: tuple[ControlRole, ...] = get_args(ControlRole)
 MEMO_LABELS = 4096  # labels whose role is remembered (see RoleVocabulary._memo)
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_WORD = re.compile(r"[^\W_]+")  # a word as phrases are indexed by (a run of letters and digits)
 
 
 def norm(s: str) -> str:
@@ -51,6 +52,18 @@ class RoleVocabulary:
     # phrase of every language (hundreds of patterns), and screens repeat their labels step
     # after step. Bounded: labels are text from screens, and a screen may be hostile.
     _memo: dict[str, Optional[str]] = field(default_factory=dict, compare=False, repr=False)
+    # an inner phrase can match only a label that holds its first word (its CJK phrases: as a substring),
+    # so a label is searched with those alone, in ``inner``'s order
+    _inner_by_first: dict[str, list[int]] = field(default_factory=dict, compare=False, repr=False)
+    _inner_anywhere: list[int] = field(default_factory=list, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for i, (phrase, _) in enumerate(self.inner):
+            first = None if CJK.search(phrase) else _WORD.search(phrase)
+            if first is None:
+                self._inner_anywhere.append(i)
+            else:
+                self._inner_by_first.setdefault(first.group(0), []).append(i)
 
     def phrase_role(self, text: str) -> Optional[str]:
         """The role of a label: the whole label first, then the longest phrase inside it
@@ -72,7 +85,10 @@ class RoleVocabulary:
         hit = self.exact.get(lab)
         if hit is not None:
             return hit
-        for phrase, rx in self.inner:
+        candidates = {i for w in set(_WORD.findall(lab)) for i in self._inner_by_first.get(w, ())}
+        candidates.update(i for i in self._inner_anywhere if self.inner[i][0] in lab)
+        for i in sorted(candidates):
+            phrase, rx = self.inner[i]
             if rx.search(lab):
                 return self.exact[phrase]
         return None
