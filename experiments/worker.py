@@ -14,16 +14,34 @@ from experiments.spec import EpisodeSpec
 from experiments.store import RunStore
 
 _DEVICE: Any = None
+WORKER_FRAMES = 16  # frames a worker's phone remembers (8 gave most of the gain on the quick start, 24 and 64 no more)
 SHOTS_IN_FLIGHT = 4  # full-size frames handed to the encoder thread at once (8 MB each at 1080x2400)
+
+
+def sim_device() -> Any:
+    """A simulated phone as a worker runs its episodes on: with a small memo of recent frames.
+
+    A worker's episodes show the same screens again and again (a task's first screens under every
+    perturbation and agent, a screen an agent is stuck on); a screen seen before is not laid out,
+    drawn and serialised again. Observations are the same with or without it (the records and
+    every kept screenshot and dump of ``quickstart.yaml`` are byte-identical; the memo's own test,
+    tests/benchmark/test_sim_memo.py); the quick start takes 51 instead of 74 CPU-seconds with one
+    worker. ``WORKER_FRAMES`` full-size frames are at most ~8 MB each.
+
+    Returns:
+        A :class:`~benchmark.sim.device.SimDevice`.
+    """
+    from benchmark import SimDevice
+    from benchmark.sim.memo import FrameMemo
+
+    return SimDevice(frame_memo=FrameMemo(WORKER_FRAMES))
 
 
 def device() -> Any:
     """This process's device (created once, reset for every episode)."""
     global _DEVICE
     if _DEVICE is None:
-        from benchmark import SimDevice
-
-        _DEVICE = SimDevice()
+        _DEVICE = sim_device()
     return _DEVICE
 
 

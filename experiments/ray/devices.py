@@ -48,9 +48,9 @@ class DeviceBinding:
 def open_device(binding: DeviceBinding) -> Any:
     """Create the device a binding names (inside the actor process)."""
     if binding.kind == "sim":
-        from benchmark import SimDevice
+        from experiments.worker import sim_device
 
-        return SimDevice()  # as experiments.worker makes it: the same phone as the local executor
+        return sim_device()  # the same phone as the local executor's workers
     if binding.kind == "adb":
         from benchmark.devices import AdbDevice
 

@@ -231,3 +231,26 @@ def test_at_most_shots_in_flight_frames_wait_for_the_encoder(monkeypatch):
     finally:
         gate.set()
         enc.close()
+
+
+def test_a_workers_phone_remembers_its_recent_frames_and_shows_the_same_screens():
+    """Each worker's phone keeps its last ``WORKER_FRAMES`` frames: the second run of an episode is served
+    from them, and what it observes is what a phone without the memo observes."""
+    from benchmark import SimDevice, make_task, run_episode
+    from benchmark.agents import ReferenceAgent
+    from experiments.worker import WORKER_FRAMES, sim_device
+
+    def episode(device):
+        task = make_task("ContactsAddContact")
+        seen = []
+        run_episode(device, task, ReferenceAgent(task.reference_solution()),
+                    on_observation=lambda i, obs: seen.append((obs.xml, obs.screenshot.tobytes())))
+        return seen
+
+    phone = sim_device()
+    memo = phone.frame_memo
+    assert memo is not None and memo.max_frames == WORKER_FRAMES
+    first = episode(phone)
+    hits = memo.hits
+    assert episode(phone) == first == episode(SimDevice())
+    assert memo.hits > hits and len(memo) <= WORKER_FRAMES
