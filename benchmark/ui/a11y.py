@@ -32,7 +32,7 @@ def _element(n: Node, package: str, parent: Optional[int], depth: int) -> UIElem
     clickable = w.on_click is not None or k in ("field", "checkbox", "radio", "switch", "slider")
     long_clickable = w.on_long_click is not None or k == "field"
     checkable = k in ("checkbox", "radio", "switch") or "checked" in w.state
-    return UIElement.model_construct(
+    return UIElement.unchecked(
         text=text,
         content_desc=w.desc if k != "switch" else "",
         resource_id=resource_id(w.id, pkg),
