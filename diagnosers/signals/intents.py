@@ -10,16 +10,17 @@ from functools import lru_cache
 from typing import Iterable, Pattern
 
 from diagnosers.signals.data import builtin
-from diagnosers.signals.lexicon import PhraseSet, flat, words_of
+from diagnosers.signals.lexicon import flat
+from ttir.core.lexicon import PhraseIndex, words_of
 
 
 @dataclass(frozen=True)
 class Intent:
     name: str
-    dialog: PhraseSet
-    goal: PhraseSet
+    dialog: PhraseIndex
+    goal: PhraseIndex
     surface: bool = False  # the dialog is the capability itself (an account chooser, a share sheet), not a request for it
-    unless: PhraseSet = PhraseSet(())  # wording that makes a dialog something else ("Save password?" after a sign-in)
+    unless: PhraseIndex = PhraseIndex(())  # wording that makes a dialog something else ("Save password?" after a sign-in)
 
 
 @lru_cache(maxsize=1)
@@ -30,10 +31,10 @@ def intents() -> tuple[Intent, ...]:
         if not isinstance(spec, dict) or not spec.get("dialog") or not spec.get("goal"):
             raise ValueError(f"diagnosers/data/intents.yaml: intents.{name} needs non-empty 'dialog' and 'goal' lists")
         out.append(Intent(name=str(name),
-                          dialog=PhraseSet(flat(str(w)) for w in spec["dialog"]),
-                          goal=PhraseSet(flat(str(w)) for w in spec["goal"]),
+                          dialog=PhraseIndex(flat(str(w)) for w in spec["dialog"]),
+                          goal=PhraseIndex(flat(str(w)) for w in spec["goal"]),
                           surface=bool(spec.get("surface", False)),
-                          unless=PhraseSet(flat(str(w)) for w in spec.get("unless") or ())))
+                          unless=PhraseIndex(flat(str(w)) for w in spec.get("unless") or ())))
     return tuple(out)
 
 

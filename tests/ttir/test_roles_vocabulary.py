@@ -145,7 +145,7 @@ def test_indexed_lookups_agree_with_the_plain_scans_on_dev_screens():
             return hit
         return next((v.exact[phrase] for phrase, rx in v.inner if rx.search(lab)), None)
 
-    plain = [(i.name, [term_pattern(t) for t in i.dialog.terms], [term_pattern(t) for t in i.unless.terms])
+    plain = [(i.name, [term_pattern(t) for t in i.dialog.phrases], [term_pattern(t) for t in i.unless.phrases])
              for i in intents()]
     labels, asked = set(), 0
     for s in [s for s in load_corpus("dev") if not s.label.malformed][::5]:

@@ -14,7 +14,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Literal, Optional, Pattern, get_args
+from typing import AbstractSet, Iterable, Iterator, Literal, Optional, Pattern, get_args
 
 from ttir.core.types import UIElement
 from ttir.core.validation import load_package_yaml
@@ -24,7 +24,7 @@ ControlRole = Literal["dismiss", "engage", "destructive", "neutral", "acknowledg
 ROLES: tuple[ControlRole, ...] = get_args(ControlRole)
 MEMO_LABELS = 4096  # labels whose role is remembered (see RoleVocabulary._memo)
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_WORD = re.compile(r"[^\W_]+")  # a word as phrases are indexed by (a run of letters and digits)
+_WORD = re.compile(r"[^\W_]+")  # a word as PhraseIndex indexes phrases by (a run of letters and digits)
 
 
 def norm(s: str) -> str:
@@ -37,6 +37,69 @@ def norm(s: str) -> str:
 
 def label(e: UIElement) -> str:
     return (e.text or e.content_desc or "").strip()
+
+
+class PhraseIndex:
+    """Phrases looked up by their first word: a text is searched only with the phrases whose
+    first word (a run of letters and digits) it holds — CJK phrases, which match anywhere, only
+    when it holds them as a substring — and a phrase's pattern is compiled when a text first
+    holds that word. Python's ``re`` tries an alternation of hundreds of phrases at every
+    position of a text, which is slower than the phrases one by one; the index skips nearly all.
+
+    A phrase's pattern must match only where its first word stands whole in the text (as
+    :func:`term_pattern`'s do, and the inner phrases' of :class:`RoleVocabulary`).
+    """
+
+    def __init__(self, phrases: Iterable[str], patterns: Optional[Iterable[Pattern[str]]] = None):
+        """Args:
+            phrases: the phrases, in the order matches are reported.
+            patterns: a pattern per phrase (default: :func:`term_pattern`, compiled on first use).
+        """
+        self.phrases: tuple[str, ...] = tuple(phrases)
+        self._patterns: list[Optional[Pattern[str]]] = (list(patterns) if patterns is not None
+                                                         else [None] * len(self.phrases))
+        self._by_first: dict[str, list[int]] = {}
+        self._anywhere: list[int] = []
+        for i, phrase in enumerate(self.phrases):
+            first = None if CJK.search(phrase) else _WORD.search(phrase)
+            if first is None:
+                self._anywhere.append(i)
+            else:
+                self._by_first.setdefault(first.group(0), []).append(i)
+
+    def __len__(self) -> int:
+        return len(self.phrases)
+
+    def matching(self, text: str, words: Optional[AbstractSet[str]] = None) -> Iterator[int]:
+        """The positions of the phrases found in ``text``, in the index's order.
+
+        Args:
+            text: the text searched (normalised as the phrases are).
+            words: its words (:func:`words_of`), when the caller searches it with several indexes.
+
+        Returns:
+            An iterator over positions in :attr:`phrases`.
+        """
+        words = words_of(text) if words is None else words
+        candidates = {i for w in words for i in self._by_first.get(w, ())}
+        candidates.update(i for i in self._anywhere if self.phrases[i] in text)
+        return (i for i in sorted(candidates) if self.pattern(i).search(text))
+
+    def found_in(self, text: str, words: Optional[AbstractSet[str]] = None) -> bool:
+        """Whether any phrase occurs in ``text`` (see :meth:`matching`)."""
+        return next(self.matching(text, words), None) is not None
+
+    def pattern(self, i: int) -> Pattern[str]:
+        """The pattern of phrase ``i`` (two threads may both compile it: the same pattern either way)."""
+        rx = self._patterns[i]
+        if rx is None:
+            rx = self._patterns[i] = term_pattern(self.phrases[i])
+        return rx
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The words of a text as :class:`PhraseIndex` indexes phrases by (runs of letters and digits)."""
+    return frozenset(_WORD.findall(text))
 
 
 @dataclass(frozen=True)
@@ -52,18 +115,11 @@ class RoleVocabulary:
     # phrase of every language (hundreds of patterns), and screens repeat their labels step
     # after step. Bounded: labels are text from screens, and a screen may be hostile.
     _memo: dict[str, Optional[str]] = field(default_factory=dict, compare=False, repr=False)
-    # an inner phrase can match only a label that holds its first word (its CJK phrases: as a substring),
-    # so a label is searched with those alone, in ``inner``'s order
-    _inner_by_first: dict[str, list[int]] = field(default_factory=dict, compare=False, repr=False)
-    _inner_anywhere: list[int] = field(default_factory=list, compare=False, repr=False)
+    _inner_index: Optional[PhraseIndex] = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        for i, (phrase, _) in enumerate(self.inner):
-            first = None if CJK.search(phrase) else _WORD.search(phrase)
-            if first is None:
-                self._inner_anywhere.append(i)
-            else:
-                self._inner_by_first.setdefault(first.group(0), []).append(i)
+        # a label is searched only with the inner phrases whose first word it holds, longest first
+        object.__setattr__(self, "_inner_index", PhraseIndex([p for p, _ in self.inner], [rx for _, rx in self.inner]))
 
     def phrase_role(self, text: str) -> Optional[str]:
         """The role of a label: the whole label first, then the longest phrase inside it
@@ -85,13 +141,8 @@ class RoleVocabulary:
         hit = self.exact.get(lab)
         if hit is not None:
             return hit
-        candidates = {i for w in set(_WORD.findall(lab)) for i in self._inner_by_first.get(w, ())}
-        candidates.update(i for i in self._inner_anywhere if self.inner[i][0] in lab)
-        for i in sorted(candidates):
-            phrase, rx = self.inner[i]
-            if rx.search(lab):
-                return self.exact[phrase]
-        return None
+        first = next(self._inner_index.matching(lab), None)
+        return None if first is None else self.exact[self.inner[first][0]]
 
     def asks_agreement(self, texts: list[str]) -> bool:
         """Does a dialog with these texts ask the user to agree to terms or give consent?"""
