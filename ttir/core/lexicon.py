@@ -48,13 +48,13 @@ class PhraseIndex:
 
     A phrase's pattern must match only where its first word stands whole in the text (as
     :func:`term_pattern`'s do, and the inner phrases' of :class:`RoleVocabulary`).
+
+    Args:
+        phrases: the phrases, in the order matches are reported.
+        patterns: a pattern per phrase (default: :func:`term_pattern`, compiled on first use).
     """
 
     def __init__(self, phrases: Iterable[str], patterns: Optional[Iterable[Pattern[str]]] = None):
-        """Args:
-            phrases: the phrases, in the order matches are reported.
-            patterns: a pattern per phrase (default: :func:`term_pattern`, compiled on first use).
-        """
         self.phrases: tuple[str, ...] = tuple(phrases)
         self._patterns: list[Optional[Pattern[str]]] = (list(patterns) if patterns is not None
                                                          else [None] * len(self.phrases))
