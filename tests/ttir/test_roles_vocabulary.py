@@ -136,14 +136,9 @@ def test_indexed_lookups_agree_with_the_plain_scans_on_dev_screens():
 
     v = vocabulary()
 
-    def plain_role(text: str):
+    def plain_role(text: str):  # the whole label, else every inner phrase in turn, longest first
         lab = norm(text)
-        if not lab:
-            return None
-        hit = v.exact.get(lab)
-        if hit is not None:
-            return hit
-        return next((v.exact[phrase] for phrase, rx in v.inner if rx.search(lab)), None)
+        return lab and (v.exact.get(lab) or next((v.exact[p] for p, rx in v.inner if rx.search(lab)), None)) or None
 
     plain = [(i.name, [term_pattern(t) for t in i.dialog.phrases], [term_pattern(t) for t in i.unless.phrases])
              for i in intents()]
