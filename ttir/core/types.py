@@ -239,6 +239,9 @@ def _check_side(size: Any, field: str) -> None:
 
 
 _BLANK_ELEMENT = UIElement()  # what UIElement.unchecked copies
+# a copy shares its defaults with the blank element: a mutable default (a list) would be shared by every element
+if not all(isinstance(v, (str, int, float, tuple, type(None))) for v in _BLANK_ELEMENT.__dict__.values()):
+    raise TypeError("UIElement.unchecked copies a blank element: every field's default must be immutable")
 
 
 class Observation(BaseModel):
