@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from typing import Any, Callable, Literal, NamedTuple, Optional, Protocol, Union, runtime_checkable
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import quoteattr as _quoteattr
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -236,6 +237,16 @@ def _check_side(size: Any, field: str) -> None:
         raise ValueError(f"{field}: its size {size!r} is not two numbers") from None
     if not (1 <= w <= MAX_SCREEN and 1 <= h <= MAX_SCREEN):
         raise ValueError(f"{field}: {w}x{h} pixels; expected each side from 1 to {MAX_SCREEN} (a phone's screen)")
+
+
+_NEEDS_ESCAPE = re.compile(r'[&<>"\n\r\t]')
+
+
+def _xml_attr(value: str) -> str:
+    """``xml.sax.saxutils.quoteattr``'s output (the same bytes), without its work for the value
+    that holds nothing to escape — most of a dump's (``false``, ids, class names): a dump is
+    written at every simulated step, five quoted values a node."""
+    return f'"{value}"' if _NEEDS_ESCAPE.search(value) is None else _quoteattr(value)
 
 
 _BLANK_ELEMENT = UIElement()  # what UIElement.unchecked copies
@@ -516,16 +527,16 @@ class Observation(BaseModel):
             x1, y1, x2, y2 = e.bounds
             attrs = [
                 f'index="{sibling_index}"',
-                f"text={quoteattr(e.text)}",
-                f"resource-id={quoteattr(e.resource_id)}",
-                f"class={quoteattr(e.class_name)}",
-                f"package={quoteattr(e.package)}",
-                f"content-desc={quoteattr(e.content_desc)}",
+                f"text={_xml_attr(e.text)}",
+                f"resource-id={_xml_attr(e.resource_id)}",
+                f"class={_xml_attr(e.class_name)}",
+                f"package={_xml_attr(e.package)}",
+                f"content-desc={_xml_attr(e.content_desc)}",
             ]
             for attr, field in _BOOL_ATTRS:
                 attrs.append(f'{attr}="{str(getattr(e, field)).lower()}"')
             if e.hint:
-                attrs.append(f"hint={quoteattr(e.hint)}")
+                attrs.append(f"hint={_xml_attr(e.hint)}")
             attrs.append(f'bounds="[{x1},{y1}][{x2},{y2}]"')
             children = kids.get(i, [])
             if children:
