@@ -131,7 +131,7 @@ def _bare_root(obs: Observation) -> Observation:
     """The dump of a screen whose content the accessibility service cannot see: the app
     window's root node alone."""
     w, h = obs.screen_size
-    root = UIElement.model_construct(class_name="android.widget.FrameLayout", package=obs.package or "",
-                                     bounds=(0, 0, int(w), int(h)))
+    root = UIElement.unchecked(class_name="android.widget.FrameLayout", package=obs.package or "",
+                               bounds=(0, 0, int(w), int(h)))
     bare = obs.replace(elements=[root])
     return bare

@@ -67,8 +67,8 @@ def _nested_dialog(root: TNode, dialogs: Sequence[Box]) -> Optional[TNode]:
                 if len(root.children) == 1:
                     return None  # the dialog's own window already (a permission prompt, an ANR)
                 el = child.el
-                frame = UIElement.model_construct(class_name="android.widget.FrameLayout", package=el.package,
-                                                  bounds=el.bounds)
+                frame = UIElement.unchecked(class_name="android.widget.FrameLayout", package=el.package,
+                                            bounds=el.bounds)
                 return TNode(frame, [child])
     return None
 

@@ -132,7 +132,7 @@ def button_roles(buttons: list[Button], lexicon: Lexicon, kind: str = "", texts:
     v = vocabulary()
     named = [lexicon.role(b.label) for b in buttons]
     # a positive button (button1) under a label no phrase knows has no known role: its id alone does not make it a way out
-    raw = [n or v.control_role(b.label, b.resource_id) for n, b in zip(named, buttons)]
+    raw = [v.control_role(b.label, b.resource_id) for b in buttons]
     if any(r in ("acknowledge", "dismiss") for r in named):
         # beside a named OK or Cancel, an AlertDialog's positive button ("Salvar no celular") is the dialog's action
         raw = ["engage" if n is None and v.id_role(b.resource_id) == "acknowledge" else r

@@ -144,7 +144,7 @@ class FrozenLayer(TimedLayer):
     def _toast(self, img: Image.Image, geom: Geometry, elements: list[UIElement]) -> list[UIElement]:
         """A toast with the frozen-screen text, drawn like the simulator's toasts."""
         box: Box = draw_toast(img, geom.metrics, self.message, geom.area[3])
-        toast = UIElement.model_construct(
+        toast = UIElement.unchecked(
             **{**UIElement().model_dump(), "text": self.message, "resource_id": "android:id/message",
                "class_name": "android.widget.TextView", "package": self.frame.package or "", "bounds": box})
         roots = forest(elements)

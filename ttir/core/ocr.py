@@ -253,7 +253,7 @@ def read_lines(image: Any) -> tuple[TextLine, ...]:
 def read_elements(image: Any) -> list[UIElement]:
     """One element per line of text in ``image`` (``source="ocr"``): a fresh list each
     call, so no two observations share element objects."""
-    return [UIElement.model_construct(text=ln.text, bounds=ln.bounds, source="ocr") for ln in read_lines(image)]
+    return [UIElement.unchecked(text=ln.text, bounds=ln.bounds, source="ocr") for ln in read_lines(image)]
 
 
 _warned_missing = False

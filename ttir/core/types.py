@@ -142,7 +142,7 @@ class UIElement(BaseModel):
 
     @property
     def box(self) -> Bounds:
-        """``bounds`` as a :class:`Bounds` (fast paths build elements with ``model_construct``
+        """``bounds`` as a :class:`Bounds` (fast paths build elements with :meth:`unchecked`
         and a plain tuple)."""
         b = self.bounds
         return b if isinstance(b, Bounds) else Bounds(*b)
