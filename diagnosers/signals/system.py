@@ -50,6 +50,8 @@ class SystemKnowledge:
         self.ad_activity_hints = lower_set(data.get("ad_activity_hints"))
         self.decoration_ids = lower_set(data.get("decoration_ids"))
         self.keyguard_ids = lower_set(data.get("keyguard_ids"))
+        self.keyguard_packages = lower_set(data.get("keyguard_packages"))
+        self.vendor_keyguard_ids = lower_set(data.get("vendor_keyguard_ids"))
         self.always_on_display_packages = lower_set(data.get("always_on_display_packages"))
         self.app_lock_packages = lower_set(data.get("app_lock_packages"))
         self.app_lock_ids = lower_set(data.get("app_lock_ids"))

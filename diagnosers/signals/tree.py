@@ -119,11 +119,14 @@ def _is_decoration(e: UIElement, sub: list[int], elements: list[UIElement], size
 
 def _is_keyguard(e: UIElement, sub: list[int], elements: list[UIElement], size: tuple[int, int]) -> bool:
     """The lock screen or its PIN / pattern / password bouncer (blocking: it cannot be
-    dismissed with a tap, only unlocked), an always-on display's window, or a vendor's app
-    lock (a fingerprint or privacy password asked before a locked app opens)."""
+    dismissed with a tap, only unlocked), a vendor keyguard app's lock screen, an always-on
+    display's window, or a vendor's app lock (a fingerprint or privacy password asked before
+    a locked app opens)."""
     k = knowledge()
     pkg = package_of(e.package)
     if pkg in k.always_on_display_packages:
+        return True
+    if pkg in k.keyguard_packages and _has_id(elements, sub, k.keyguard_ids | k.vendor_keyguard_ids):
         return True
     if pkg in k.app_lock_packages and _has_id(elements, sub, k.app_lock_ids):
         return True

@@ -140,6 +140,15 @@ def test_an_always_on_display_is_a_lock_screen_reported_never_dismissed():
     assert source == "agent"
 
 
+@pytest.mark.parametrize("screen_id", ["6fe670a7f410", "de974455e5a3"])
+def test_a_vendor_keyguard_apps_lock_screen_is_reported_and_back_is_never_pressed(screen_id):
+    s = dev(screen_id)  # MIUI's own keyguard app (com.android.keyguard, not System UI): its lock screen, its pattern
+    f = finding(s)
+    assert f.problem and f.details["kind"] == "lock_screen" and f.details["dismiss_hint"] == "report"
+    obs, step, source = first_step(s)
+    assert source == "agent" and classify(s, obs, step, source) == "none"  # was: Back, as from a foreign window
+
+
 @pytest.mark.parametrize("screen_id", ["553fbad52fe8", "231050ccbd5a"])
 def test_a_vendors_app_lock_is_a_lock_screen_and_its_cancel_is_never_tapped(screen_id):
     s = dev(screen_id)  # ColorOS's app lock (fingerprint, then the privacy-password keypad): "Cancel" gives up the app
