@@ -29,6 +29,10 @@ def pytest_configure(config):
         os.environ[var] = ",".join(hosts + [h for h in LOCAL_HOSTS if h not in hosts])
     if getattr(config.option, "dist", None) == "loadgroup":
         os.environ["TTIR_XDIST_LOADGROUP"] = "1"  # the workers' own dist option reads "no"
+    # one OCR thread per process: the test workers already fill the cores, and ONNX Runtime's own
+    # pool (a thread per core, spinning while it waits) spends half again the CPU time for the same
+    # text (two OCR episodes on the 2-core machine: 20.7 against 13.8 CPU-s, and no faster)
+    os.environ.setdefault("TTIR_OCR_THREADS", "1")
 
 
 def pytest_collection_modifyitems(config, items):
