@@ -240,7 +240,9 @@ def evaluate(screens: list[Screen], config: Optional[TTIRConfig] = None, tiers: 
 
 
 def _share(n: int, d: int) -> Optional[float]:
-    return round(n / d, 4) if d else None
+    # six places: the report prints one decimal of a percentage, and a share rounded to four
+    # first would print 11 of 301 (3.654 %) as 3.6 % (3.65 rounded again)
+    return round(n / d, 6) if d else None
 
 
 def summarize(results: list[ScreenResult], tiers: list[str], seed: int = 0) -> dict[str, Any]:

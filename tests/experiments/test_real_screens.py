@@ -822,3 +822,17 @@ def test_the_evaluation_keeps_the_guards_per_episode_notes_out_of_its_progress_b
         logger.add(sys.stderr)
         for package in ttir.LOGGED_PACKAGES:
             logger.disable(package)
+
+
+def test_the_report_prints_each_share_rounded_once():
+    from experiments.real_screens.evaluate import ScreenResult, render
+
+    def result(i, category, verdict):
+        return ScreenResult(id=i, repo=f"r/{i}", split="dev", category=category, kind=None, round=1,
+                            verdicts={"rules": verdict})
+
+    # 11 false alarms on 301 wanted dialogs: 3.654 %, which a share rounded to four places first prints as 3.6 %
+    rs = [result(f"w{i}", "wanted", "true" if i < 11 else "false") for i in range(301)]
+    report = summarize(rs, ["rules"])
+    assert report["tiers"]["rules"]["false_alarms"]["wanted"]["rate"] == pytest.approx(11 / 301, abs=1e-6)
+    assert "| wanted | 301 | 11 | 3.7 % |" in render(report, rs, "dev")
