@@ -40,4 +40,6 @@ def cluster_interval(clusters: Sequence[tuple[int, int]], rng: random.Random, re
     tail = (1 - level) / 2
     lo = ratios[int(tail * (resamples - 1))]
     hi = ratios[int(round((1 - tail) * (resamples - 1)))]
-    return round(lo, 4), round(hi, 4)
+    # six places: reports print one decimal of a percentage, and bounds rounded to four first
+    # would be rounded twice (0.0365 prints as 3.6 %, not the 3.7 % of 0.036545)
+    return round(lo, 6), round(hi, 6)

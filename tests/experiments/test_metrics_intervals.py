@@ -37,3 +37,9 @@ def test_nothing_to_resample_gives_none():
 def test_bad_settings_name_the_field(kwargs, field):
     with pytest.raises(ValueError, match=field):
         cluster_interval([(1, 2)], random.Random(0), **kwargs)
+
+
+def test_the_bounds_keep_enough_places_to_be_printed_once():
+    # one cluster: every resample is 11 / 301 = 3.6545 %, which bounds kept to four places print as 3.6 %
+    lo, hi = cluster_interval([(11, 301)], random.Random(0))
+    assert f"{100 * lo:.1f}" == f"{100 * hi:.1f}" == "3.7"
