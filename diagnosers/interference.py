@@ -49,7 +49,7 @@ from diagnosers.signals.overlays import (
     progress_nodes,
     score_text,
 )
-from diagnosers.signals.screen_model import ScreenModel, load_screen_model, screen_features
+from diagnosers.signals.screen_model import ScreenModel, load_screen_model
 from diagnosers.signals.screen_text import content_lines, screen_source, text_similarity
 from diagnosers.signals.system import is_app_package, knowledge, package_of
 from diagnosers.signals.text import content_words
@@ -181,7 +181,7 @@ class InterferenceDiagnoser(Diagnoser):
         if kind in RULE_CERTAIN_KINDS and rule.verdict != "false":
             return rule
         model = self.screen_model
-        p = model.probability(screen_features(ctx.observation, ctx.goal, {"verdict": rule.verdict, "details": details}))
+        p = model.probability(model.features(ctx.observation, ctx.goal, {"verdict": rule.verdict, "details": details}))
         verdict = model.verdict(p)
         if verdict == "uncertain" and best is None and rule.verdict == "false":
             verdict = "false"  # no overlay structure at all and a weak probability: not worth a model call

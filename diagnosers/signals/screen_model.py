@@ -41,7 +41,7 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Mapping, Optional
 
 import numpy as np
 
@@ -62,6 +62,10 @@ FeatureGroup = Literal["all", "top", "click", "ids", "pkg", "rule", "clabel", "c
 FEATURE_GROUPS: tuple[FeatureGroup, ...] = ("all", "top", "click", "ids", "pkg", "rule", "clabel", "cid", "cctx")
 # a fixed salt per group: the same n-gram in two groups lands in two buckets
 _SALT = {g: zlib.crc32(f"ttir-screen-model:{g}".encode()) for g in FEATURE_GROUPS}
+# a group's L2 norm (1 where not named; a model file records the norms it was trained with). The rule group
+# at half weight was studied (experiments/real_screens/README.md, `later_rounds`): fewer false alarms on dev
+# rounds the rules were not written from, but the simulator's trial offer fell to uncertain; not adopted
+GROUP_WEIGHT: dict[FeatureGroup, float] = {}
 NUMERIC_FEATURES = (
     "windows", "packages", "log_elements", "log_clickables", "log_texts", "editable", "keyboard", "shade",
     "locked", "top_area", "top_centred", "scrim", "candidates", "rule_score", "goal_in_top", "goal_in_all",
@@ -106,15 +110,16 @@ def _id_words(resource_id: str) -> list[str]:
 Buckets = list[tuple[np.ndarray, float]]  # per group: its buckets and the weight each gets
 
 
-def _group(parts: Buckets, group: FeatureGroup, strings: list[str], tokens: bool = False) -> None:
-    """Add a group's features, each string's hashes counted once, the group L2-normalised."""
+def _group(parts: Buckets, group: FeatureGroup, strings: list[str], tokens: bool = False,
+           weight: float = 1.0) -> None:
+    """Add a group's features, each string's hashes counted once, the group L2-normalised to ``weight``."""
     hashes = [_token_hashes(s) if tokens else _text_hashes(s) for s in dict.fromkeys(strings[:MAX_STRINGS]) if s]
     if not hashes:
         return
     # with numpy, not a loop over each n-gram: a screen holds thousands of them
     keys = np.unique((np.concatenate(hashes) ^ np.uint32(_SALT[group])) & np.uint32(HASH_SIZE - 1))
     if len(keys):
-        parts.append((keys, 1.0 / math.sqrt(len(keys))))
+        parts.append((keys, weight / math.sqrt(len(keys))))
 
 
 def _sparse(parts: Buckets) -> tuple[np.ndarray, np.ndarray]:
@@ -136,13 +141,16 @@ class ScreenFeatures:
     numeric: np.ndarray  # float64, len(NUMERIC_FEATURES)
 
 
-def screen_features(obs: Observation, goal: str, rule: Optional[dict[str, Any]] = None) -> ScreenFeatures:
+def screen_features(obs: Observation, goal: str, rule: Optional[dict[str, Any]] = None,
+                    weights: Optional[Mapping[FeatureGroup, float]] = None) -> ScreenFeatures:
     """The features of one screen.
 
     Args:
         obs: the observation (its UI tree; a tree-less screen has only its OCR lines).
         goal: the task's goal (only how much of it the candidate repeats is used).
         rule: what the rule tier said: ``{"verdict", "details"}`` of its finding, or None.
+        weights: each group's norm (default :data:`GROUP_WEIGHT`, what the shipped model was
+            trained with; another mapping only to study other weights).
 
     Returns:
         The screen's :class:`ScreenFeatures`.
@@ -173,13 +181,13 @@ def screen_features(obs: Observation, goal: str, rule: Optional[dict[str, Any]] 
                    *(f"hit={x}" for x in (details.get("lexicon_hits") or [])[:20]),
                    *(f"role={b.get('role')}" for b in (details.get("buttons") or [])[:8]),
                    f"hint={details.get('dismiss_hint') or 'none'}"]
+    norm = GROUP_WEIGHT if weights is None else weights
     parts: Buckets = []
-    _group(parts, "all", texts)
-    _group(parts, "top", top_texts)
-    _group(parts, "click", clicks)
-    _group(parts, "ids", ids, tokens=True)
-    _group(parts, "pkg", packages, tokens=True)
-    _group(parts, "rule", rule_tokens, tokens=True)
+    groups: tuple[tuple[FeatureGroup, list[str], bool], ...] = (
+        ("all", texts, False), ("top", top_texts, False), ("click", clicks, False), ("ids", ids, True),
+        ("pkg", packages, True), ("rule", rule_tokens, True))  # (group, its strings, whole tokens?)
+    for group, strings, tokens in groups:
+        _group(parts, group, strings, tokens, norm.get(group, 1.0))
     top_area, centred = 0.0, 0.0
     if top_bounds and len(top_bounds) == 4:
         x1, y1, x2, y2 = top_bounds
@@ -269,6 +277,19 @@ class ScreenModel:
     control_threshold: float  # control probability at or above which a control of no known role dismisses
     control_veto: float  # below this, a control the vocabulary calls dismiss is not tapped as one
     trained_on: str  # what it was trained on (files, repositories, date), for reports
+    group_weight: Mapping[FeatureGroup, float]  # the feature groups' norms it was trained with
+
+    def features(self, obs: Observation, goal: str, rule: Optional[dict[str, Any]] = None) -> ScreenFeatures:
+        """A screen's features as this model was trained to read them (:func:`screen_features`
+        with its :attr:`group_weight`).
+
+        Args:
+            obs, goal, rule: as :func:`screen_features` takes them.
+
+        Returns:
+            The screen's :class:`ScreenFeatures`.
+        """
+        return screen_features(obs, goal, rule, self.group_weight)
 
     def probability(self, features: ScreenFeatures) -> float:
         """The probability that the screen holds an interruption.
@@ -299,7 +320,7 @@ class ScreenModel:
 
 
 def save_screen_model(path: Path, screen: LinearModel, control: LinearModel, thresholds: dict[str, float],
-                      trained_on: str) -> None:
+                      trained_on: str, group_weight: Optional[Mapping[FeatureGroup, float]] = None) -> None:
     """Write a model file (numpy's npz, compressed; no pickled objects).
 
     Args:
@@ -307,14 +328,18 @@ def save_screen_model(path: Path, screen: LinearModel, control: LinearModel, thr
         screen, control: the two logistic regressions.
         thresholds: ``threshold``, ``uncertain``, ``control_threshold``, ``control_veto``.
         trained_on: a sentence naming the training data (files, repositories, date).
+        group_weight: the feature groups' norms the model was trained with (default
+            :data:`GROUP_WEIGHT`); inference reads them from the file.
     """
+    norm = GROUP_WEIGHT if group_weight is None else group_weight
     np.savez_compressed(
         path, version=np.array(FEATURE_VERSION), hashed=screen.hashed.astype(np.float32),
         numeric=screen.numeric.astype(np.float32), bias=np.array(screen.bias),
         control_hashed=control.hashed.astype(np.float32), control_numeric=control.numeric.astype(np.float32),
         control_bias=np.array(control.bias),
         thresholds=np.array([thresholds[k] for k in THRESHOLDS]), trained_on=np.array(trained_on),
-        numeric_names=np.array(NUMERIC_FEATURES + CONTROL_NUMERIC))
+        numeric_names=np.array(NUMERIC_FEATURES + CONTROL_NUMERIC),
+        group_weight=np.array([float(norm.get(g, 1.0)) for g in FEATURE_GROUPS]))
 
 
 THRESHOLDS = ("threshold", "uncertain", "control_threshold", "control_veto")
@@ -344,11 +369,17 @@ def load_screen_model(path: Optional[str] = None) -> ScreenModel:
                                        f"({len(names)} numeric features), this code reads version {FEATURE_VERSION}; "
                                        "regenerate it with `ttir tune train --real`")
             t = dict(zip(THRESHOLDS, (float(x) for x in z["thresholds"])))
+            # a file written before the norms were recorded was trained with them all at 1
+            weights = [float(x) for x in z["group_weight"]] if "group_weight" in z.files else [1.0] * len(FEATURE_GROUPS)
+            if len(weights) != len(FEATURE_GROUPS) or not all(0.0 <= w <= 10.0 for w in weights):
+                raise ScreenModelError(f"screen_model_file={p}: group_weight={weights[:12]} is not one norm in "
+                                       f"[0, 10] per feature group {FEATURE_GROUPS}; regenerate it with "
+                                       "`ttir tune train --real`")
             return ScreenModel(
                 screen=LinearModel(z["hashed"].astype(np.float64), z["numeric"].astype(np.float64), float(z["bias"])),
                 control=LinearModel(z["control_hashed"].astype(np.float64), z["control_numeric"].astype(np.float64),
                                     float(z["control_bias"])),
-                trained_on=str(z["trained_on"]), **t)
+                trained_on=str(z["trained_on"]), group_weight=dict(zip(FEATURE_GROUPS, weights)), **t)
     except ScreenModelError:
         raise
     except (OSError, KeyError, ValueError) as exc:

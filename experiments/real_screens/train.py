@@ -30,15 +30,17 @@ import random
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 import numpy as np
 
 from diagnosers.signals.screen_model import (
     CONTROL_NUMERIC,
     DEFAULT_MODEL,
+    GROUP_WEIGHT,
     HASH_SIZE,
     NUMERIC_FEATURES,
+    FeatureGroup,
     LinearModel,
     ScreenFeatures,
     control_features,
@@ -157,9 +159,10 @@ def rule_fixed(rule: dict[str, Any]) -> int:
     return -1 if any(k in (details.get("features") or {}) for k in TASK_OWN_FEATURES) else 0
 
 
-def dataset(screens: list[Screen], progress: bool = False) -> tuple[list[ScreenFeatures], np.ndarray, list[Screen],
-                                                                      np.ndarray]:
-    """Features, targets (1: interference) and :func:`rule_fixed` of the readable screens."""
+def dataset(screens: list[Screen], progress: bool = False, group_weight: Optional[Mapping[FeatureGroup, float]] = None
+            ) -> tuple[list[ScreenFeatures], np.ndarray, list[Screen], np.ndarray]:
+    """Features, targets (1: interference) and :func:`rule_fixed` of the readable screens
+    (``group_weight``: the feature groups' norms, default the shipped ones)."""
     from ttir.core.dump import DumpError
 
     feats, ys, kept, fixed = [], [], [], []
@@ -176,7 +179,7 @@ def dataset(screens: list[Screen], progress: bool = False) -> tuple[list[ScreenF
         except DumpError:
             continue
         rule = rule_view(s, obs)
-        feats.append(screen_features(obs, s.label.goal, rule))
+        feats.append(screen_features(obs, s.label.goal, rule, group_weight))
         ys.append(int(s.label.category == "interference"))
         kept.append(s)
         fixed.append(rule_fixed(rule))
@@ -349,10 +352,11 @@ def train(out: Path = DEFAULT_MODEL, seed: int = 0, progress: bool = False) -> d
     trained_on = (f"{len(kept)} {SPLIT} screens ({int(y.sum())} interference) from {len(repos)} repositories of "
                   f"experiments/real_screens (files digest {digest}), trained {today}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    save_screen_model(out, fitted["screen"], fitted["control"], t, trained_on)
+    save_screen_model(out, fitted["screen"], fitted["control"], t, trained_on, GROUP_WEIGHT)
     report = {"trained_on": trained_on, "split": SPLIT, "screens": len(kept), "interference": int(y.sum()),
               "repositories": len(repos), "files_digest": digest, "date": today, "seed": seed, "C": fitted["C"],
               "threshold": t["threshold"], "uncertain": t["uncertain"], "folds": FOLDS,
+              "group_weight": dict(GROUP_WEIGHT),
               "cross_validation": fitted["cross_validation"], "controls": fitted["controls"],
               "targets": {"max_ordinary_false_alarms": MAX_ORDINARY_FA, "max_wanted_false_alarms": MAX_WANTED_FA,
                           "uncertain_ordinary": UNCERTAIN_ORDINARY},

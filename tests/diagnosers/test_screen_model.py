@@ -13,9 +13,12 @@ import pytest
 from diagnosers import DiagnosisContext, InterferenceDiagnoser
 from diagnosers.signals.screen_model import (
     DEFAULT_MODEL,
+    FEATURE_GROUPS,
+    GROUP_WEIGHT,
     HASH_SIZE,
     ScreenModelError,
     load_screen_model,
+    save_screen_model,
     screen_features,
 )
 from experiments.real_screens.corpus import load_corpus
@@ -112,6 +115,48 @@ def test_the_shipped_model_is_what_the_train_command_writes(tmp_path):
         f = screen_features(obs, s.label.goal, {"verdict": "false", "details": {}})
         assert mine.probability(f) == pytest.approx(shipped.probability(f), abs=1e-5), s.id
 
+
+
+def test_the_rule_evidence_weighs_what_the_group_weight_says():
+    s = dev("0381990abcc5")
+    obs = s.observation()
+    rule = {"verdict": "true", "details": {"kind": "anr", "features": {"scrim": 1}, "lexicon_hits": ["not responding"]}}
+
+    def vector(weights):
+        f = screen_features(obs, s.label.goal, rule, weights)
+        v = np.zeros(HASH_SIZE)
+        v[f.indices] = f.values
+        return v
+
+    without = vector({"rule": 0.0})
+    # the rule group alone is what the weight adds, whatever it shares buckets with
+    assert np.linalg.norm(vector(None) - without) == pytest.approx(GROUP_WEIGHT.get("rule", 1.0))
+    assert np.linalg.norm(vector({"rule": 0.5}) - without) == pytest.approx(0.5)
+    assert np.array_equal(vector(None), vector(dict(GROUP_WEIGHT)))
+
+
+def test_the_model_file_carries_the_group_weights_inference_reads(tmp_path):
+    shipped = load_screen_model()
+    assert shipped.group_weight == {g: GROUP_WEIGHT.get(g, 1.0) for g in FEATURE_GROUPS}
+    s = dev("0381990abcc5")
+    obs, rule = s.observation(), {"verdict": "uncertain", "details": {"kind": "takeover"}}
+    path = tmp_path / "model.npz"
+    t = {"threshold": 0.7, "uncertain": 0.2, "control_threshold": 0.7, "control_veto": 0.0}
+    save_screen_model(path, shipped.screen, shipped.control, t, "a test", {"rule": 0.25})
+    mine = load_screen_model(str(path))
+    assert mine.group_weight["rule"] == 0.25 and mine.group_weight["all"] == 1.0
+    f = mine.features(obs, s.label.goal, rule)
+    assert np.array_equal(f.values, screen_features(obs, s.label.goal, rule, {"rule": 0.25}).values)
+    assert not np.array_equal(f.values, shipped.features(obs, s.label.goal, rule).values)
+    with np.load(path) as z:
+        parts = dict(z)
+    older = tmp_path / "older.npz"  # written before the norms were recorded: trained with them all at 1
+    np.savez(older, **{k: v for k, v in parts.items() if k != "group_weight"})
+    assert set(load_screen_model(str(older)).group_weight.values()) == {1.0}
+    np.savez(path, **{**parts, "group_weight": np.array([1.0, float("nan")])})
+    load_screen_model.cache_clear()
+    with pytest.raises(ScreenModelError, match="group_weight=.*one norm in"):
+        load_screen_model(str(path))
 
 # -- the safety rules the free tier keeps around the model -----------------------------------
 

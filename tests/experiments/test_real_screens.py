@@ -836,3 +836,16 @@ def test_the_report_prints_each_share_rounded_once():
     report = summarize(rs, ["rules"])
     assert report["tiers"]["rules"]["false_alarms"]["wanted"]["rate"] == pytest.approx(11 / 301, abs=1e-6)
     assert "| wanted | 301 | 11 | 3.7 % |" in render(report, rs, "dev")
+
+
+def test_the_later_rounds_split_needs_screens_on_both_sides_and_says_which_rounds_exist():
+    from experiments.real_screens.later_rounds import later_rounds, render
+
+    with pytest.raises(ValueError, match=r"upto=999: \d+ dev screens up to it and 0 after it; .*rounds 1 to \d+"):
+        later_rounds(upto=999)
+    rows = [{"rule_weight": 0.5, "C": 4.0, "threshold": 0.757, "recall": "47/70", "fa_ordinary": "3/510"},
+            {"rule_weight": None, "C": None, "threshold": None, "recall": "44/70", "fa_ordinary": "8/510"}]
+    table = render(rows, 14).splitlines()
+    assert table[0] == "dev rounds after 14, the free tier trained on dev rounds up to 14"
+    assert table[4].startswith("| rules + model, rule weight 0.5 | 4 | 0.757 | 47/70 |")
+    assert table[5].startswith("| rules alone |  |  | 44/70 |")
