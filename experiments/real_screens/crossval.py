@@ -34,8 +34,16 @@ from experiments.real_screens.train import SPLIT, control_dataset, dataset, fit_
 from ttir.core.config import TTIRConfig
 
 
-def _controls_of(controls: tuple, keep: list[int]) -> tuple:
-    """The control rows of the screens ``keep`` (indices into the full list), owners renumbered."""
+def controls_of(controls: tuple, keep: list[int]) -> tuple:
+    """The control rows of the screens ``keep``, their owners renumbered.
+
+    Args:
+        controls: :func:`experiments.real_screens.train.control_dataset` of the full screen list.
+        keep: indices into that list of the screens to keep, in their new order.
+
+    Returns:
+        The same five parts, only the kept screens' rows, owners indexing ``keep``.
+    """
     cf, cy, cbad, owner, roles = controls
     new = {k: i for i, k in enumerate(keep)}
     rows = [j for j, o in enumerate(owner) if o in new]
@@ -71,7 +79,7 @@ def out_of_fold_results(seed: int = 0, progress: bool = False, tiers: Optional[l
             if not path.exists():
                 train_idx = [i for i in range(len(kept)) if folds[i] != k]
                 fitted = fit_models([feats[i] for i in train_idx], y[train_idx], [kept[i] for i in train_idx],
-                                    _controls_of(controls, train_idx), seed, fixed[train_idx])
+                                    controls_of(controls, train_idx), seed, fixed[train_idx])
                 save_screen_model(path, fitted["screen"], fitted["control"], fitted["thresholds"],
                                   f"fold {k} of dev")
             from diagnosers.signals.screen_model import load_screen_model

@@ -30,7 +30,7 @@ from typing import Any, Optional
 
 from diagnosers.signals.screen_model import GROUP_WEIGHT, save_screen_model
 from experiments.real_screens.corpus import load_corpus
-from experiments.real_screens.crossval import _controls_of, headline
+from experiments.real_screens.crossval import controls_of, headline
 from experiments.real_screens.evaluate import RULES_ALONE_TIER, evaluate, summarize
 from experiments.real_screens.train import SPLIT, control_dataset, dataset, fit_models
 from ttir.core.config import TTIRConfig
@@ -68,16 +68,19 @@ def later_rounds(upto: int = DEFAULT_UPTO, rule_weights: Optional[list[float]] =
                          f"{min(s.round or 0 for s in screens)} to {max(s.round or 0 for s in screens)})")
     weights = rule_weights or [GROUP_WEIGHT.get("rule", 1.0)]
     rows: list[dict[str, Any]] = []
+    controls: Optional[tuple] = None  # the control rows do not depend on the screen features' weights
     for w in weights:
-        feats, y, kept, fixed = dataset(screens, progress, {**GROUP_WEIGHT, "rule": w})
+        norms = {**GROUP_WEIGHT, "rule": w}
+        feats, y, kept, fixed = dataset(screens, progress, norms)
+        controls = controls or control_dataset(kept)
         train_idx = [i for i, s in enumerate(kept) if s.round is not None and s.round <= upto]
         held = [s for s in kept if s.round is not None and s.round > upto]
         fitted = fit_models([feats[i] for i in train_idx], y[train_idx], [kept[i] for i in train_idx],
-                            _controls_of(control_dataset(kept), train_idx), seed, fixed[train_idx])
+                            controls_of(controls, train_idx), seed, fixed[train_idx])
         with tempfile.TemporaryDirectory(prefix="ttir-later-") as tmp:
             path = Path(tmp) / "model.npz"
             save_screen_model(path, fitted["screen"], fitted["control"], fitted["thresholds"],
-                              f"dev rounds up to {upto}", {**GROUP_WEIGHT, "rule": w})
+                              f"dev rounds up to {upto}", norms)
             cfg = TTIRConfig().override({"interference.screen_model_file": str(path)})
             tiers = ["rules", RULES_ALONE_TIER] if not rows else ["rules"]
             report = summarize(evaluate(held, cfg, tiers, progress=progress), tiers, seed=seed)
