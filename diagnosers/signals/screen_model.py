@@ -41,7 +41,7 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, Mapping, Optional
+from typing import Any, Literal, Mapping, Optional, get_args
 
 import numpy as np
 
@@ -58,8 +58,12 @@ MAX_WORDS_TEXT = 10_000  # characters of one string (and of the goal) whose word
 NGRAMS = (3, 4)
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "data" / "screen_model.npz"
 
-FeatureGroup = Literal["all", "top", "click", "ids", "pkg", "rule", "clabel", "cid", "cctx"]
-FEATURE_GROUPS: tuple[FeatureGroup, ...] = ("all", "top", "click", "ids", "pkg", "rule", "clabel", "cid", "cctx")
+ScreenFeatureGroup = Literal["all", "top", "click", "ids", "pkg", "rule"]  # what screen_features reads
+ControlFeatureGroup = Literal["clabel", "cid", "cctx"]  # what control_features reads
+FeatureGroup = Literal[ScreenFeatureGroup, ControlFeatureGroup]
+SCREEN_FEATURE_GROUPS: tuple[ScreenFeatureGroup, ...] = get_args(ScreenFeatureGroup)
+CONTROL_FEATURE_GROUPS: tuple[ControlFeatureGroup, ...] = get_args(ControlFeatureGroup)
+FEATURE_GROUPS: tuple[FeatureGroup, ...] = SCREEN_FEATURE_GROUPS + CONTROL_FEATURE_GROUPS
 # a fixed salt per group: the same n-gram in two groups lands in two buckets
 _SALT = {g: zlib.crc32(f"ttir-screen-model:{g}".encode()) for g in FEATURE_GROUPS}
 # a group's L2 norm (1 where not named; a model file records the norms it was trained with). The rule group

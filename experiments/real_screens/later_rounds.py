@@ -1,6 +1,6 @@
 """The free tier on ``dev`` screens of rounds its rules were not written from: train on the early rounds, score the later.
 
-    python -m experiments.real_screens.later_rounds [--upto 14] [--rule-weight 0.5 1.0] [--seed 0]
+    python -m experiments.real_screens.later_rounds [--upto 14] [--weights rule=1 rule=0.6 rule=0.6,pkg=0] [--seed 0]
 
 The rule tier was written by hand from the corpus's early ``dev`` rounds; the screen model reads
 the rules' verdict as evidence. Out-of-fold figures on all of ``dev``
@@ -12,12 +12,13 @@ control models on the ``dev`` screens of rounds up to ``--upto`` exactly as ``tt
 --real`` does (:func:`experiments.real_screens.train.fit_models`), and runs the whole guard
 (:func:`experiments.real_screens.evaluate.evaluate`) on the ``dev`` screens of the later rounds.
 
-With ``--rule-weight`` it compares norms of the ``rule`` feature group (the shipped model's is
-:data:`diagnosers.signals.screen_model.GROUP_WEIGHT`); the table prints one row per weight and
-one for the rules alone.
+With ``--weights`` it compares norms of feature groups (:data:`SCREEN_FEATURE_GROUPS`; a group not
+named keeps the shipped model's norm, :data:`diagnosers.signals.screen_model.GROUP_WEIGHT`);
+the table prints one row per setting and one for the rules alone.
 
-What it holds: :func:`later_rounds` (the figures) and :func:`main`. Training needs
-scikit-learn (the ``train`` extra); only ``dev`` is read.
+What it holds: :func:`later_rounds` (the figures), :func:`parse_weights` (one ``--weights``
+setting), :func:`render` and :func:`main`. Training needs scikit-learn (the ``train`` extra);
+only ``dev`` is read.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
-from diagnosers.signals.screen_model import GROUP_WEIGHT, save_screen_model
+from diagnosers.signals.screen_model import GROUP_WEIGHT, SCREEN_FEATURE_GROUPS, FeatureGroup, save_screen_model
 from experiments.real_screens.corpus import load_corpus
 from experiments.real_screens.crossval import controls_of, headline
 from experiments.real_screens.evaluate import RULES_ALONE_TIER, evaluate, summarize
@@ -40,19 +41,20 @@ COLUMNS = ("recall", "recall_first_run", "recall_other_popup", "recall_whats_new
            "engage_or_destructive_taps", "actions_on_non_interference", "first_action_clears")
 
 
-def later_rounds(upto: int = DEFAULT_UPTO, rule_weights: Optional[list[float]] = None, seed: int = 0,
-                 progress: bool = False) -> list[dict[str, Any]]:
+def later_rounds(upto: int = DEFAULT_UPTO, weights: Optional[list[Mapping[FeatureGroup, float]]] = None,
+                 seed: int = 0, progress: bool = False) -> list[dict[str, Any]]:
     """The free tier trained on ``dev`` rounds up to ``upto``, scored on the later rounds' ``dev`` screens.
 
     Args:
         upto: the last round trained on; every later round is scored.
-        rule_weights: the ``rule`` group's norms to compare (default: the shipped one).
+        weights: the feature groups' norms to compare, one mapping per row, each over the shipped
+            norms (default: the shipped norms alone).
         seed: the folds' and the solver's seed.
         progress: show progress bars.
 
     Returns:
-        One row per weight (``rule_weight``, ``C``, ``threshold`` and the :func:`headline`
-        figures of the free tier), then the rules alone (``rule_weight`` None).
+        One row per setting (``weights``: the groups it changes, ``C``, ``threshold`` and the
+        :func:`headline` figures of the free tier), then the rules alone (``weights`` None).
 
     Raises:
         ValueError: no round up to ``upto``, or none after it, has ``dev`` screens.
@@ -66,11 +68,10 @@ def later_rounds(upto: int = DEFAULT_UPTO, rule_weights: Optional[list[float]] =
         raise ValueError(f"upto={upto}: {before} dev screens up to it and {len(screens) - before} after it; "
                          f"expected some on both sides (rounds.yaml lists rounds "
                          f"{min(s.round or 0 for s in screens)} to {max(s.round or 0 for s in screens)})")
-    weights = rule_weights or [GROUP_WEIGHT.get("rule", 1.0)]
     rows: list[dict[str, Any]] = []
     controls: Optional[tuple] = None  # the control rows do not depend on the screen features' weights
-    for w in weights:
-        norms = {**GROUP_WEIGHT, "rule": w}
+    for changed in weights or [{}]:
+        norms = {**GROUP_WEIGHT, **changed}
         feats, y, kept, fixed = dataset(screens, progress, norms)
         controls = controls or control_dataset(kept)
         train_idx = [i for i, s in enumerate(kept) if s.round is not None and s.round <= upto]
@@ -84,12 +85,49 @@ def later_rounds(upto: int = DEFAULT_UPTO, rule_weights: Optional[list[float]] =
             cfg = TTIRConfig().override({"interference.screen_model_file": str(path)})
             tiers = ["rules", RULES_ALONE_TIER] if not rows else ["rules"]
             report = summarize(evaluate(held, cfg, tiers, progress=progress), tiers, seed=seed)
-        rows.append({"rule_weight": w, "C": fitted["C"], "threshold": fitted["thresholds"]["threshold"],
+        rows.append({"weights": dict(changed), "C": fitted["C"], "threshold": fitted["thresholds"]["threshold"],
                      **headline(report)})
         if RULES_ALONE_TIER in tiers:
-            alone = {**headline(report, RULES_ALONE_TIER), "rule_weight": None, "C": None, "threshold": None}
+            alone = {**headline(report, RULES_ALONE_TIER), "weights": None, "C": None, "threshold": None}
     rows.append(alone)
     return rows
+
+
+def parse_weights(spec: str) -> dict[FeatureGroup, float]:
+    """One ``--weights`` setting: ``shipped``, or ``group=norm`` pairs joined by commas (``rule=0.6,pkg=0``).
+
+    Args:
+        spec: the setting as typed.
+
+    Returns:
+        The groups it changes and their norms (empty for ``shipped``).
+
+    Raises:
+        ValueError: an unknown group, a norm that is not a number >= 0, or a pair without ``=``.
+    """
+    out: dict[FeatureGroup, float] = {}
+    if spec.strip() == "shipped":
+        return out
+    for pair in spec.split(","):
+        group, sep, value = pair.partition("=")
+        group = group.strip()
+        if not sep or group not in SCREEN_FEATURE_GROUPS:
+            raise ValueError(f"--weights {spec!r}: {pair!r} is not group=norm with a group of "
+                             f"{', '.join(SCREEN_FEATURE_GROUPS)}; e.g. rule=0.6,pkg=0 (or 'shipped')")
+        try:
+            norm = float(value)
+        except ValueError:
+            norm = -1.0
+        if not norm >= 0:  # also refuses nan
+            raise ValueError(f"--weights {spec!r}: the norm of {group} is {value.strip()!r}; expected a number >= 0, "
+                             f"e.g. {group}=0.5")
+        out[group] = norm  # type: ignore[index]  # checked against SCREEN_FEATURE_GROUPS above
+    return out
+
+
+def describe_weights(changed: Mapping[str, float]) -> str:
+    """``rule=0.6, pkg=0``, or ``shipped weights`` when nothing changes."""
+    return ", ".join(f"{g}={w:g}" for g, w in changed.items()) or "shipped weights"
 
 
 def render(rows: list[dict[str, Any]], upto: int) -> str:
@@ -98,21 +136,30 @@ def render(rows: list[dict[str, Any]], upto: int) -> str:
     lines = [f"dev rounds after {upto}, the free tier trained on dev rounds up to {upto}", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        tier = "rules alone" if r["rule_weight"] is None else f"rules + model, rule weight {r['rule_weight']:g}"
+        tier = "rules alone" if r["weights"] is None else f"rules + model, {describe_weights(r['weights'])}"
         lines.append("| " + " | ".join([tier, "" if r["C"] is None else f"{r['C']:g}",
                                         "" if r["threshold"] is None else f"{r['threshold']:.3f}",
                                         *(str(r.get(c, "")) for c in COLUMNS)]) + " |")
     return "\n".join(lines)
 
 
+def _weights_argument(spec: str) -> dict[FeatureGroup, float]:
+    try:
+        return parse_weights(spec)
+    except ValueError as exc:  # argparse prints an ArgumentTypeError's own words, a ValueError's not
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--upto", type=int, default=DEFAULT_UPTO, help="the last round trained on (default: %(default)s)")
-    p.add_argument("--rule-weight", type=float, nargs="+", dest="rule_weights",
-                   help="norms of the rule feature group to compare (default: the shipped one)")
+    p.add_argument("--weights", type=_weights_argument, nargs="+", metavar="GROUP=NORM[,GROUP=NORM]",
+                   help="feature-group norms to compare, one setting per row, e.g. rule=1 rule=0.6 rule=0.6,pkg=0 "
+                        f"(groups: {', '.join(SCREEN_FEATURE_GROUPS)}; unnamed groups keep the shipped norms; "
+                        "default: the shipped model's)")
     p.add_argument("--seed", type=int, default=0, help="seed of the folds and the solver")
     args = p.parse_args(argv)
-    print(render(later_rounds(args.upto, args.rule_weights, args.seed, progress=True), args.upto))
+    print(render(later_rounds(args.upto, args.weights, args.seed, progress=True), args.upto))
     return 0
 
 

@@ -843,9 +843,28 @@ def test_the_later_rounds_split_needs_screens_on_both_sides_and_says_which_round
 
     with pytest.raises(ValueError, match=r"upto=999: \d+ dev screens up to it and 0 after it; .*rounds 1 to \d+"):
         later_rounds(upto=999)
-    rows = [{"rule_weight": 0.5, "C": 4.0, "threshold": 0.757, "recall": "47/70", "fa_ordinary": "3/510"},
-            {"rule_weight": None, "C": None, "threshold": None, "recall": "44/70", "fa_ordinary": "8/510"}]
+    rows = [{"weights": {"rule": 0.5}, "C": 4.0, "threshold": 0.757, "recall": "47/70", "fa_ordinary": "3/510"},
+            {"weights": {}, "C": 4.0, "threshold": 0.587, "recall": "49/73", "fa_ordinary": "11/534"},
+            {"weights": None, "C": None, "threshold": None, "recall": "44/70", "fa_ordinary": "8/510"}]
     table = render(rows, 14).splitlines()
     assert table[0] == "dev rounds after 14, the free tier trained on dev rounds up to 14"
-    assert table[4].startswith("| rules + model, rule weight 0.5 | 4 | 0.757 | 47/70 |")
-    assert table[5].startswith("| rules alone |  |  | 44/70 |")
+    assert table[4].startswith("| rules + model, rule=0.5 | 4 | 0.757 | 47/70 |")
+    assert table[5].startswith("| rules + model, shipped weights | 4 | 0.587 | 49/73 |")
+    assert table[6].startswith("| rules alone |  |  | 44/70 |")
+
+
+def test_a_weights_setting_names_screen_feature_groups_and_norms_or_says_what_is_expected(capsys):
+    from experiments.real_screens.later_rounds import main, parse_weights
+
+    assert parse_weights("rule=0.6, pkg=0") == {"rule": 0.6, "pkg": 0.0}
+    assert parse_weights("shipped") == {}
+    with pytest.raises(ValueError, match=r"'clabel=1' is not group=norm with a group of all, top, click, ids, pkg, rule"):
+        parse_weights("clabel=1")  # a control-model group: screen_features never reads it
+    with pytest.raises(ValueError, match=r"'rule' is not group=norm"):
+        parse_weights("rule")
+    for bad in ("rule=-1", "rule=nan", "rule=x"):
+        with pytest.raises(ValueError, match=r"the norm of rule is .*expected a number >= 0, e\.g\. rule=0\.5"):
+            parse_weights(bad)
+    with pytest.raises(SystemExit):
+        main(["--weights", "pkg=2,top"])  # argparse's usage error, before any corpus is read
+    assert "--weights 'pkg=2,top': 'top' is not group=norm" in capsys.readouterr().err
