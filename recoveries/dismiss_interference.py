@@ -129,7 +129,7 @@ class DismissInterference(Recovery):
         others = [b for b in buttons if b.role in ("neutral", "engage") and not b.skip and not b.next_page]
         pick = skips or (ways if len(ways) == 1 and len(others) <= 1 else [])
         for b in pick:
-            if b.center in tried or _covered(ctx.observation, b):
+            if b.center in tried or _untappable(ctx.observation, b):
                 continue
             x, y = b.center
             return recovery_step(Action(action_type="click", x=x, y=y),
@@ -167,7 +167,7 @@ class DismissInterference(Recovery):
         if details.buttons:
             out = []
             for b in details.buttons:
-                if b.role != role or _covered(obs, b):
+                if b.role != role or _untappable(obs, b):
                     continue
                 e = _button_element(obs, b)
                 if e.checkable:
@@ -232,6 +232,16 @@ def _details(ctx: RecoveryContext) -> InterferenceDetails:
     """The finding's details as the interference diagnoser's (a user's own check handed to this
     recovery is read the same way: its details name the overlay in the same keys)."""
     return ctx.finding.details_as(InterferenceDetails)
+
+
+def _untappable(obs: Observation, b: OverlayButton) -> bool:
+    """Whether a tap cannot reach the button: it has no area (a control laid out at 0,0,0,0,
+    which a dump lists though nothing draws it: a tap at its "centre" lands on the status
+    bar's corner), or another control covers its centre (:func:`_covered`). A centre below the
+    screen size is not refused: a dump's size can be its app window's, short of the screen by
+    the navigation bar that a dialog's bottom button still reaches into."""
+    x1, y1, x2, y2 = b.bounds
+    return x2 <= x1 or y2 <= y1 or _covered(obs, b)
 
 
 def _covered(obs: Observation, b: OverlayButton) -> bool:

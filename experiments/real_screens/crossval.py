@@ -94,17 +94,32 @@ def out_of_fold_results(seed: int = 0, progress: bool = False, tiers: Optional[l
 
 
 def headline(report: dict[str, Any], tier: str = "rules") -> dict[str, Any]:
-    """The figures the acceptance names, from a :func:`summarize` report."""
+    """The figures the acceptance names, from a :func:`summarize` report.
+
+    Args:
+        report: the report.
+        tier: whose detection figures (recall, false alarms).
+
+    Returns:
+        The figures by name; what the guarded agent did (taps, actions, first action) only for
+        the tier the guard stepped with (``report["guard"]["tier"]``): the rules alone, scored
+        beside it, took no step of their own.
+    """
     t = report["tiers"][tier]
     kinds = t["interference"]["per_kind"]
     g = report["guard"]
     fa = t["false_alarms"]
-    return {
+    detection = {
         "recall": f"{t['interference']['detected']}/{t['interference']['n']}",
         **{f"recall_{k}": f"{kinds[k]['detected']}/{kinds[k]['n']}" for k in ("first_run", "other_popup", "whats_new")
            if k in kinds},
         "fa_ordinary": f"{fa['ordinary']['false_alarms']}/{fa['ordinary']['n']}",
         "fa_wanted": f"{fa['wanted']['false_alarms']}/{fa['wanted']['n']}",
+    }
+    if tier != g["tier"]:
+        return detection
+    return {
+        **detection,
         "engage_or_destructive_taps": g["engage_or_destructive_taps"],
         "actions_on_non_interference": f"{g['actions_on_non_interference']}/"
                                        f"{sum(fa[c]['n'] for c in ('ordinary', 'wanted'))}",

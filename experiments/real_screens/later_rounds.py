@@ -54,7 +54,8 @@ def later_rounds(upto: int = DEFAULT_UPTO, weights: Optional[list[Mapping[Featur
 
     Returns:
         One row per setting (``weights``: the groups it changes, ``C``, ``threshold`` and the
-        :func:`headline` figures of the free tier), then the rules alone (``weights`` None).
+        :func:`headline` figures of the free tier), then the rules alone (``weights`` None; their
+        detection figures only: the guard stepped with the free tier).
 
     Raises:
         ValueError: no round up to ``upto``, or none after it, has ``dev`` screens.

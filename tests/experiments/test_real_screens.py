@@ -668,6 +668,39 @@ def test_a_skip_that_another_control_covers_is_not_tapped():
     assert source == "agent"  # Skip cannot be reached; the tour is reported, not tapped through
 
 
+def test_a_control_with_no_area_on_the_screen_is_never_tapped():
+    """A car controller's main page lists its window and sunroof "Close" buttons laid out at
+    0,0,0,0 (nothing draws them): a tap at their "centre" lands on the status bar's corner.
+    Read as a takeover, the guard had tapped (0, 0) "to dismiss the interruption"."""
+    from recoveries import DismissInterference
+    from ttir.core.recovery import RecoveryContext
+
+    s = dev("a5f49402c6d9")
+    obs = s.observation()
+    f = diagnose(s, screen_model=False)
+    empty = [b for b in f.details["buttons"] if b["role"] == "dismiss" and b["bounds"] == [0, 0, 0, 0]]
+    assert len(empty) == 2  # the finding reads them as ways out; the recovery must not reach for them
+    problem = f.model_copy(update={"problem": True, "verdict": "true"})  # as a screen model that calls it one would
+    taken: list[AgentStep] = []
+    for _ in range(3):
+        step = DismissInterference().next_step(RecoveryContext(goal=s.label.goal, observation=obs, history=[],
+                                                               finding=problem, taken=list(taken)))
+        if step is None:
+            break
+        assert step.action.point() != (0, 0), step.summary
+        taken.append(step)
+
+
+def test_a_bottom_button_below_the_dumps_own_screen_size_is_still_tapped():
+    """A dump's screen size can be its app window's (2254 px tall here, the navigation bar left
+    out), and a sheet's bottom button reaches below it: "Ahora no" (centre at y = 2266) is
+    the way out, and a tap there reaches it."""
+    s = dev("c05a29effa02")  # a Facebook "save your login" sheet: Guardar / Ahora no
+    obs, step, source = first_guarded_step(s)
+    assert obs.screen_size[1] < step.action.y
+    assert source == "recovery" and classify(s, obs, step, source) == "dismiss"
+
+
 def test_a_checkbox_is_never_tapped_to_dismiss():
     """A permission prompt whose DENY was tapped and stayed: its "Don't ask again" is a
     checkbox (ticking it turns the next Deny into a permanent one), not a way out."""
@@ -851,6 +884,21 @@ def test_the_later_rounds_split_needs_screens_on_both_sides_and_says_which_round
     assert table[4].startswith("| rules + model, rule=0.5 | 4 | 0.757 | 47/70 |")
     assert table[5].startswith("| rules + model, shipped weights | 4 | 0.587 | 49/73 |")
     assert table[6].startswith("| rules alone |  |  | 44/70 |")
+
+
+def test_the_rules_alone_get_their_detection_figures_not_the_guarded_steps():
+    """Beside the free tier, the rules alone are scored for detection only: the guard stepped
+    with the free tier, and its taps are not the rules' (later_rounds printed them as theirs)."""
+    from experiments.real_screens.crossval import headline
+    from experiments.real_screens.evaluate import RULES_ALONE_TIER, ScreenResult
+
+    rs = [ScreenResult(id="o", repo="r/o", split="dev", category="ordinary", kind=None, round=1,
+                       verdicts={"rules": "true", RULES_ALONE_TIER: "false"}, action_class="back")]
+    report = summarize(rs, ["rules", RULES_ALONE_TIER])
+    assert headline(report)["actions_on_non_interference"] == "1/1" and headline(report)["fa_ordinary"] == "1/1"
+    alone = headline(report, RULES_ALONE_TIER)
+    assert alone["fa_ordinary"] == "0/1" and "actions_on_non_interference" not in alone
+    assert "first_action_clears" not in alone and "engage_or_destructive_taps" not in alone
 
 
 def test_a_weights_setting_names_screen_feature_groups_and_norms_or_says_what_is_expected(capsys):
