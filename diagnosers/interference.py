@@ -199,7 +199,7 @@ class InterferenceDiagnoser(Diagnoser):
         confidence = p if verdict != "false" else 1.0 - p
         return Finding(diagnoser=self.name, problem=verdict == "true", verdict=verdict,
                        confidence=round(min(1.0, max(0.0, confidence)), 3), evidence=rule.evidence + [note],
-                       details={**details, "screen_model": round(p, 4)})
+                       details={**details, "screen_model": round(p, 4), "rules_verdict": rule.verdict})
 
     def _conclude(self, obs: Observation, scored: list[tuple[float, Candidate, dict[str, float], dict[str, float]]],
                   spinner: Optional[Finding] = None) -> Finding:

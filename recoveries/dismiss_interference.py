@@ -89,6 +89,10 @@ class DismissInterference(Recovery):
                                  "The screen is loading or frozen; waiting is the only safe way past it.", "Wait for the screen")
         if not kind:
             return None  # a model saw interference where the rules locate no overlay: a page of the app itself, which Back would leave
+        if details.rules_verdict not in (None, "true"):
+            # only the screen model calls it a pop-up: a named way out, never Back, whose effect on a page
+            # the rules did not call an overlay is a second guess (as its learnt controls are not tapped)
+            return None
         if not any(s.action.action_type == "navigate_back" for s in ctx.taken[-1:]):
             return recovery_step(Action(action_type="navigate_back"),
                                  "No decline or close button is available; go back to leave the interruption.",

@@ -701,6 +701,30 @@ def test_a_bottom_button_below_the_dumps_own_screen_size_is_still_tapped():
     assert source == "recovery" and classify(s, obs, step, source) == "dismiss"
 
 
+def test_back_is_pressed_only_on_an_overlay_the_rules_call_a_pop_up():
+    """Instagram's "turn on Storage" hint after its own picker (a dialog the task needs): the rules
+    locate a window and leave it uncertain; a screen model that called it a pop-up had the
+    recovery press Back, a guess on a guess. Only the rules' own "yes" lets Back through."""
+    from recoveries import DismissInterference
+    from ttir.core.recovery import RecoveryContext
+
+    s = dev("142c13bd3640")
+    obs = s.observation()
+    f = diagnose(s)
+    assert f.details["kind"] == "window" and f.details["rules_verdict"] == "uncertain"
+    assert not any(b["role"] == "dismiss" for b in f.details["buttons"])  # no named way out
+
+    def first_step(rules_verdict):
+        finding = f.model_copy(update={"problem": True, "verdict": "true",
+                                       "details": {**f.details, "rules_verdict": rules_verdict}})
+        return DismissInterference().next_step(RecoveryContext(goal=s.label.goal, observation=obs, history=[],
+                                                               finding=finding, taken=[]))
+
+    assert first_step("uncertain") is None  # the screen model alone: reported, not pressed Back at
+    assert first_step("true").action.action_type == "navigate_back"  # the rules' own verdict: as before
+    assert first_step(None).action.action_type == "navigate_back"  # no screen model (rules only, a user's check)
+
+
 def test_a_checkbox_is_never_tapped_to_dismiss():
     """A permission prompt whose DENY was tapped and stayed: its "Don't ask again" is a
     checkbox (ticking it turns the next Deny into a permanent one), not a way out."""

@@ -83,6 +83,7 @@ class InterferenceDetails(FindingDetails):
     dismiss_hint: Optional[DismissHint] = None
     asks_input: bool = False  # a page that asks for a code or a form: the user's own answer
     element_index: Optional[int] = None
+    rules_verdict: Optional[Verdict] = None  # what the rules alone said where the screen model decided (else None)
 
 
 class StepDetails(FindingDetails):
