@@ -174,7 +174,8 @@ class InterferenceDiagnoser(Diagnoser):
           thresholds chosen on ``dev`` (a screen with no overlay candidate at all is not
           uncertain: a model call there is rarely worth it); where it finds what the rules
           scored too low, the overlay the rules located (its buttons and their roles) goes
-          with the verdict.
+          with the verdict, and so does what the rules said (``rules_verdict``): the recovery
+          presses Back only on their own "true".
         """
         details = rule.details
         kind = details.get("kind")
