@@ -67,7 +67,7 @@ FEATURE_GROUPS: tuple[FeatureGroup, ...] = SCREEN_FEATURE_GROUPS + CONTROL_FEATU
 # a fixed salt per group: the same n-gram in two groups lands in two buckets
 _SALT = {g: zlib.crc32(f"ttir-screen-model:{g}".encode()) for g in FEATURE_GROUPS}
 # a group's L2 norm (1 where not named; a model file records the norms it was trained with). The rule group
-# at half weight was studied (experiments/real_screens/README.md, `later_rounds`): fewer false alarms on dev
+# at 0.25-0.6 was studied (experiments/real_screens/README.md, `later_rounds`): fewer false alarms on dev
 # rounds the rules were not written from, but the simulator's trial offer fell to uncertain; not adopted
 GROUP_WEIGHT: dict[FeatureGroup, float] = {}
 NUMERIC_FEATURES = (

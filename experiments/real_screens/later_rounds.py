@@ -33,7 +33,7 @@ from diagnosers.signals.screen_model import GROUP_WEIGHT, SCREEN_FEATURE_GROUPS,
 from experiments.real_screens.corpus import load_corpus
 from experiments.real_screens.crossval import controls_of, headline
 from experiments.real_screens.evaluate import RULES_ALONE_TIER, evaluate, summarize
-from experiments.real_screens.train import SPLIT, control_dataset, dataset, fit_models
+from experiments.real_screens.train import SPLIT, control_dataset, datasets, fit_models
 from ttir.core.config import TTIRConfig
 
 DEFAULT_UPTO = 14  # the last round the rules were written from (rounds.yaml: round 15 is the screen model's first fresh check)
@@ -70,15 +70,16 @@ def later_rounds(upto: int = DEFAULT_UPTO, weights: Optional[list[Mapping[Featur
                          f"expected some on both sides (rounds.yaml lists rounds "
                          f"{min(s.round or 0 for s in screens)} to {max(s.round or 0 for s in screens)})")
     rows: list[dict[str, Any]] = []
-    controls: Optional[tuple] = None  # the control rows do not depend on the screen features' weights
-    for changed in weights or [{}]:
-        norms = {**GROUP_WEIGHT, **changed}
-        feats, y, kept, fixed = dataset(screens, progress, norms)
-        controls = controls or control_dataset(kept)
-        train_idx = [i for i, s in enumerate(kept) if s.round is not None and s.round <= upto]
-        held = [s for s in kept if s.round is not None and s.round > upto]
+    settings = weights or [{}]
+    all_norms = [{**GROUP_WEIGHT, **changed} for changed in settings]
+    # the dumps, the rules' verdicts and the control rows do not depend on the norms: read once
+    feats_by_setting, y, kept, fixed = datasets(screens, all_norms, progress)
+    train_idx = [i for i, s in enumerate(kept) if s.round is not None and s.round <= upto]
+    held = [s for s in kept if s.round is not None and s.round > upto]
+    train_controls = controls_of(control_dataset(kept), train_idx)
+    for changed, norms, feats in zip(settings, all_norms, feats_by_setting):
         fitted = fit_models([feats[i] for i in train_idx], y[train_idx], [kept[i] for i in train_idx],
-                            controls_of(controls, train_idx), seed, fixed[train_idx])
+                            train_controls, seed, fixed[train_idx])
         with tempfile.TemporaryDirectory(prefix="ttir-later-") as tmp:
             path = Path(tmp) / "model.npz"
             save_screen_model(path, fitted["screen"], fitted["control"], fitted["thresholds"],

@@ -163,9 +163,28 @@ def dataset(screens: list[Screen], progress: bool = False, group_weight: Optiona
             ) -> tuple[list[ScreenFeatures], np.ndarray, list[Screen], np.ndarray]:
     """Features, targets (1: interference) and :func:`rule_fixed` of the readable screens
     (``group_weight``: the feature groups' norms, default the shipped ones)."""
+    feats, ys, kept, fixed = datasets(screens, [group_weight], progress)
+    return feats[0], ys, kept, fixed
+
+
+def datasets(screens: list[Screen], group_weights: list[Optional[Mapping[FeatureGroup, float]]],
+             progress: bool = False) -> tuple[list[list[ScreenFeatures]], np.ndarray, list[Screen], np.ndarray]:
+    """:func:`dataset` under several settings of the feature groups' norms, each dump parsed and
+    the rules run on it once (neither depends on the norms).
+
+    Args:
+        screens: the corpus screens (malformed and unreadable ones are skipped).
+        group_weights: the norms of each setting (None: the shipped ones).
+        progress: show a progress bar.
+
+    Returns:
+        The features of each setting (in ``group_weights``' order), then the targets, the kept
+        screens and their :func:`rule_fixed`, shared by all settings.
+    """
     from ttir.core.dump import DumpError
 
-    feats, ys, kept, fixed = [], [], [], []
+    feats: list[list[ScreenFeatures]] = [[] for _ in group_weights]
+    ys, kept, fixed = [], [], []
     items: Any = screens
     if progress:
         from tqdm import tqdm
@@ -179,7 +198,8 @@ def dataset(screens: list[Screen], progress: bool = False, group_weight: Optiona
         except DumpError:
             continue
         rule = rule_view(s, obs)
-        feats.append(screen_features(obs, s.label.goal, rule, group_weight))
+        for out, weights in zip(feats, group_weights):
+            out.append(screen_features(obs, s.label.goal, rule, weights))
         ys.append(int(s.label.category == "interference"))
         kept.append(s)
         fixed.append(rule_fixed(rule))

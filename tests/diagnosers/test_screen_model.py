@@ -116,7 +116,6 @@ def test_the_shipped_model_is_what_the_train_command_writes(tmp_path):
         assert mine.probability(f) == pytest.approx(shipped.probability(f), abs=1e-5), s.id
 
 
-
 def test_the_rule_evidence_weighs_what_the_group_weight_says():
     s = dev("0381990abcc5")
     obs = s.observation()
@@ -157,6 +156,7 @@ def test_the_model_file_carries_the_group_weights_inference_reads(tmp_path):
     load_screen_model.cache_clear()
     with pytest.raises(ScreenModelError, match="group_weight=.*one norm in"):
         load_screen_model(str(path))
+
 
 # -- the safety rules the free tier keeps around the model -----------------------------------
 
