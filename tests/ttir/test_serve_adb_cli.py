@@ -81,3 +81,57 @@ def test_a_non_loopback_host_is_served_with_a_warning_that_names_the_risk():
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     assert "WARNING: --host 0.0.0.0" in err and "no authentication" in err and "shell commands" in err
+
+
+def test_ctrl_c_stops_a_command_started_with_sigint_ignored():
+    """A script that starts `ttir serve-adb … &` (no job control) hands it SIGINT ignored, and Python then
+    never raises KeyboardInterrupt: `kill -INT` did nothing and the command held its port until SIGKILL.
+    The same holds for `ttir proxy` and `ttir watch`, which stop through the same StopSignal."""
+    import subprocess
+    import sys
+
+    from benchmark.devices.adbd.spawn import READY
+
+    def ignore_sigint() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # what `cmd &` in a script does to its child
+
+    port = free_ports(1)
+    code = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen([sys.executable, "-c", code, "serve-adb", "--port", str(port), "--task", "SystemWifiTurnOn"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ignore_sigint)
+    try:
+        printed = []
+        while READY not in printed:
+            line = proc.stdout.readline()
+            assert line, "serve-adb ended before it listened"
+            printed.append(line.strip())
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert f"127.0.0.1:{port}: SystemWifiTurnOn success=False" in rest and "Traceback" not in err
+
+
+def test_stop_signal_puts_back_what_sigint_did_before():
+    from ttir.cli.stopping import StopSignal
+
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        with StopSignal():
+            assert signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, signal.SIG_DFL)
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+        def own(signum, frame):  # a program's own handler is left alone
+            pass
+
+        signal.signal(signal.SIGINT, own)
+        with StopSignal():
+            assert signal.getsignal(signal.SIGINT) is own
+        assert signal.getsignal(signal.SIGINT) is own
+    finally:
+        signal.signal(signal.SIGINT, before)
