@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import signal
+import time
+
+import pytest
 
 from tests.support.served_support import adb_server, free_ports  # noqa: F401 - fixture
 from benchmark.devices.adbd.spawn import spawn
@@ -116,22 +119,34 @@ def test_ctrl_c_stops_a_command_started_with_sigint_ignored():
     assert f"127.0.0.1:{port}: SystemWifiTurnOn success=False" in rest and "Traceback" not in err
 
 
-def test_stop_signal_puts_back_what_sigint_did_before():
+def test_stop_signal_asks_on_the_first_ctrl_c_and_puts_back_what_sigint_did_before():
+    import os
+    import threading
+
     from ttir.cli.stopping import StopSignal
 
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are set on the main thread only")
     before = signal.getsignal(signal.SIGINT)
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        with StopSignal():
-            assert signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, signal.SIG_DFL)
-        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        for inherited in (signal.SIG_IGN, signal.default_int_handler):
+            signal.signal(signal.SIGINT, inherited)
+            with StopSignal() as stop:
+                os.kill(os.getpid(), signal.SIGINT)  # lands before any wait: not lost, and no exception
+                assert stop.event.wait(5)
+                stop.wait()  # returns at once
+                with pytest.raises(KeyboardInterrupt):  # a second Ctrl-C stops whatever runs
+                    os.kill(os.getpid(), signal.SIGINT)
+                    stop.event.wait(5)
+                    time.sleep(5)
+            assert signal.getsignal(signal.SIGINT) == inherited
 
         def own(signum, frame):  # a program's own handler is left alone
             pass
 
         signal.signal(signal.SIGINT, own)
-        with StopSignal():
+        with StopSignal() as stop:
             assert signal.getsignal(signal.SIGINT) is own
-        assert signal.getsignal(signal.SIGINT) is own
+        assert signal.getsignal(signal.SIGINT) is own and not stop.event.is_set()
     finally:
         signal.signal(signal.SIGINT, before)
