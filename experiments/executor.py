@@ -8,6 +8,7 @@ the end. The Ray executor (``experiments.ray.executor``) implements the same two
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -50,6 +51,10 @@ class LocalExecutor:
             kwargs["factories"] = factories  # spawned workers: sent along (module-level functions only)
         if ctx.get_start_method() == "fork":
             warm_up()  # forked workers inherit the imports and caches instead of each paying for them
+            # and no garbage: a forked worker would collect the parent's unreachable objects itself, running
+            # finalisers that are not fork-safe there (a dropped Ray client's gRPC queue crashed a worker so,
+            # in a process that had called ray.init) and copying the pages they sit on
+            gc.collect()
         from experiments.process_lifetime import die_with_parent
 
         with ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=die_with_parent,
