@@ -45,6 +45,7 @@ from typing import Any, Literal, Mapping, Optional, get_args
 
 import numpy as np
 
+from diagnosers.signals.cache import cached
 from diagnosers.signals.text import content_words
 from diagnosers.signals.tree import screen_tree
 from ttir.core.types import Observation
@@ -114,16 +115,26 @@ def _id_words(resource_id: str) -> list[str]:
 Buckets = list[tuple[np.ndarray, float]]  # per group: its buckets and the weight each gets
 
 
+def _group_keys(group: FeatureGroup, strings: list[str], tokens: bool = False) -> Optional[np.ndarray]:
+    """A group's buckets: each string's hashes counted once (None when it has none)."""
+    hashes = [_token_hashes(s) if tokens else _text_hashes(s) for s in dict.fromkeys(strings[:MAX_STRINGS]) if s]
+    if not hashes:
+        return None
+    # with numpy, not a loop over each n-gram: a screen holds thousands of them
+    keys = np.unique((np.concatenate(hashes) ^ np.uint32(_SALT[group])) & np.uint32(HASH_SIZE - 1))
+    return _frozen(keys) if len(keys) else None
+
+
+def _add(parts: Buckets, keys: Optional[np.ndarray], weight: float) -> None:
+    """Add a group's buckets, the group L2-normalised to ``weight``."""
+    if keys is not None:
+        parts.append((keys, weight / math.sqrt(len(keys))))
+
+
 def _group(parts: Buckets, group: FeatureGroup, strings: list[str], tokens: bool = False,
            weight: float = 1.0) -> None:
     """Add a group's features, each string's hashes counted once, the group L2-normalised to ``weight``."""
-    hashes = [_token_hashes(s) if tokens else _text_hashes(s) for s in dict.fromkeys(strings[:MAX_STRINGS]) if s]
-    if not hashes:
-        return
-    # with numpy, not a loop over each n-gram: a screen holds thousands of them
-    keys = np.unique((np.concatenate(hashes) ^ np.uint32(_SALT[group])) & np.uint32(HASH_SIZE - 1))
-    if len(keys):
-        parts.append((keys, weight / math.sqrt(len(keys))))
+    _add(parts, _group_keys(group, strings, tokens), weight)
 
 
 def _sparse(parts: Buckets) -> tuple[np.ndarray, np.ndarray]:
@@ -145,6 +156,50 @@ class ScreenFeatures:
     numeric: np.ndarray  # float64, len(NUMERIC_FEATURES)
 
 
+@dataclass(frozen=True)
+class _ScreenPart:
+    """What :func:`screen_features` reads of the screen alone (not of the goal, the rules or the
+    norms), computed once per observation: the guard diagnoses one screen more than once (each
+    tier, each step of a session that changed nothing)."""
+
+    keys: Mapping[str, Optional[np.ndarray]]  # the buckets of the groups all, click, ids, pkg
+    last_texts: tuple[str, ...]  # the texts of the last content window (the top group's fallback)
+    last_bounds: Optional[list[int]]
+    all_words: frozenset[str]
+    counts: tuple[float, ...]  # windows .. locked of NUMERIC_FEATURES
+
+
+@cached("screen_model.screen")
+def _screen_part(obs: Observation) -> _ScreenPart:
+    tree = screen_tree(obs)
+    els = obs.elements
+    visible = [i for i in tree.content if tree.root_of and tree.root_of[i] not in tree.ime_roots] \
+        if tree.roots else list(range(len(els)))
+    texts = [s for i in visible for s in (els[i].text, els[i].content_desc) if s]
+    clicks = [els[i].text or els[i].content_desc or els[i].resource_id.rsplit("/", 1)[-1]
+              for i in visible if els[i].clickable]
+    ids = [w_ for i in visible if els[i].resource_id for w_ in _id_words(els[i].resource_id)]
+    roots = [r for r in tree.roots if r not in tree.chrome_roots and r not in tree.ime_roots]
+    packages = sorted({els[r].package for r in roots if els[r].package})
+    last_texts: tuple[str, ...] = ()
+    last_bounds = None
+    if roots:
+        last = roots[-1]
+        last_texts = tuple(s for i in visible if tree.root_of[i] == last for s in (els[i].text, els[i].content_desc)
+                           if s)
+        b = els[last].bounds
+        last_bounds = [b[0], b[1], b[2], b[3]]
+    return _ScreenPart(
+        keys={"all": _group_keys("all", texts), "click": _group_keys("click", clicks),
+              "ids": _group_keys("ids", ids, tokens=True), "pkg": _group_keys("pkg", packages, tokens=True)},
+        last_texts=last_texts, last_bounds=last_bounds,
+        all_words=frozenset(content_words(" ".join(t[:MAX_WORDS_TEXT] for t in texts[:MAX_STRINGS]))),
+        counts=(min(len(roots), 6) / 6, min(len(packages), 4) / 4, math.log1p(len(els)) / 8,
+                math.log1p(len(clicks)) / 6, math.log1p(len(texts)) / 6,
+                float(any(els[i].editable for i in visible)), float(tree.keyboard_open), float(tree.shade_open),
+                float(tree.locked)))
+
+
 def screen_features(obs: Observation, goal: str, rule: Optional[dict[str, Any]] = None,
                     weights: Optional[Mapping[FeatureGroup, float]] = None) -> ScreenFeatures:
     """The features of one screen.
@@ -159,27 +214,15 @@ def screen_features(obs: Observation, goal: str, rule: Optional[dict[str, Any]] 
     Returns:
         The screen's :class:`ScreenFeatures`.
     """
-    tree = screen_tree(obs)
-    els = obs.elements
+    screen = _screen_part(obs)
     w, h = obs.screen_size or (1080, 2400)
     area = float(max(1, w * h))
-    visible = [i for i in tree.content if tree.root_of and tree.root_of[i] not in tree.ime_roots] \
-        if tree.roots else list(range(len(els)))
-    texts = [s for i in visible for s in (els[i].text, els[i].content_desc) if s]
-    clicks = [els[i].text or els[i].content_desc or els[i].resource_id.rsplit("/", 1)[-1]
-              for i in visible if els[i].clickable]
-    ids = [w_ for i in visible if els[i].resource_id for w_ in _id_words(els[i].resource_id)]
-    roots = [r for r in tree.roots if r not in tree.chrome_roots and r not in tree.ime_roots]
-    packages = sorted({els[r].package for r in roots if els[r].package})
     details = (rule or {}).get("details") or {}
     verdict = (rule or {}).get("verdict") or "none"
     top_texts = [t for t in ([details.get("title") or ""] + list(details.get("texts") or [])) if t]
     top_bounds = details.get("bounds")
-    if not top_texts and roots:
-        last = roots[-1]
-        top_texts = [s for i in visible if tree.root_of[i] == last for s in (els[i].text, els[i].content_desc) if s]
-        b = els[last].bounds
-        top_bounds = [b[0], b[1], b[2], b[3]]
+    if not top_texts and screen.last_bounds is not None:
+        top_texts, top_bounds = list(screen.last_texts), screen.last_bounds
     rule_tokens = [f"verdict={verdict}", f"kind={details.get('kind') or 'none'}",
                    *(f"feat={k}" for k in sorted(details.get("features") or {})),
                    *(f"hit={x}" for x in (details.get("lexicon_hits") or [])[:20]),
@@ -187,11 +230,9 @@ def screen_features(obs: Observation, goal: str, rule: Optional[dict[str, Any]] 
                    f"hint={details.get('dismiss_hint') or 'none'}"]
     norm = GROUP_WEIGHT if weights is None else weights
     parts: Buckets = []
-    groups: tuple[tuple[FeatureGroup, list[str], bool], ...] = (
-        ("all", texts, False), ("top", top_texts, False), ("click", clicks, False), ("ids", ids, True),
-        ("pkg", packages, True), ("rule", rule_tokens, True))  # (group, its strings, whole tokens?)
-    for group, strings, tokens in groups:
-        _group(parts, group, strings, tokens, norm.get(group, 1.0))
+    keys = {**screen.keys, "top": _group_keys("top", top_texts), "rule": _group_keys("rule", rule_tokens, tokens=True)}
+    for group in SCREEN_FEATURE_GROUPS:
+        _add(parts, keys[group], norm.get(group, 1.0))
     top_area, centred = 0.0, 0.0
     if top_bounds and len(top_bounds) == 4:
         x1, y1, x2, y2 = top_bounds
@@ -200,15 +241,11 @@ def screen_features(obs: Observation, goal: str, rule: Optional[dict[str, Any]] 
                         and top_area < 0.8)
     goal_words = content_words((goal or "")[:MAX_WORDS_TEXT])
     top_words = content_words(" ".join(t[:MAX_WORDS_TEXT] for t in top_texts[:MAX_STRINGS]))
-    all_words = content_words(" ".join(t[:MAX_WORDS_TEXT] for t in texts[:MAX_STRINGS]))
     numeric = np.array([
-        min(len(roots), 6) / 6, min(len(packages), 4) / 4, math.log1p(len(els)) / 8,
-        math.log1p(len(clicks)) / 6, math.log1p(len(texts)) / 6,
-        float(any(els[i].editable for i in visible)), float(tree.keyboard_open), float(tree.shade_open),
-        float(tree.locked), min(top_area, 1.0), centred, float(bool(details.get("scrim"))),
+        *screen.counts, min(top_area, 1.0), centred, float(bool(details.get("scrim"))),
         min(len(details.get("candidates") or []), 5) / 5, min(float(details.get("score") or 0.0), 2.0) / 2,
         len(goal_words & top_words) / len(goal_words) if goal_words else 0.0,
-        len(goal_words & all_words) / len(goal_words) if goal_words else 0.0,
+        len(goal_words & screen.all_words) / len(goal_words) if goal_words else 0.0,
     ], dtype=np.float64)
     idx, vals = _sparse(parts)
     return ScreenFeatures(idx, vals, numeric)
