@@ -6,12 +6,30 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
 
 from tests.support.served_support import adb_server, free_ports  # noqa: F401 - fixture
-from benchmark.devices.adbd.spawn import spawn
+from benchmark.devices.adbd.spawn import READY, spawn
+
+
+def _serve_adb(*args: str, preexec_fn=None) -> "subprocess.Popen[str]":
+    """`ttir serve-adb ARGS…` in its own process, its output piped."""
+    code = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.Popen([sys.executable, "-c", code, "serve-adb", *args], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
+
+
+def _until_listening(proc: "subprocess.Popen[str]") -> None:
+    assert proc.stdout is not None
+    printed: list[str] = []
+    while READY not in printed:
+        line = proc.stdout.readline()
+        assert line, "serve-adb ended before it listened"
+        printed.append(line.strip())
 
 
 def test_serve_a_task_with_perturbations_then_stop(adb_server, tmp_path, capsys):
@@ -62,24 +80,13 @@ def test_serve_a_task_with_perturbations_then_stop(adb_server, tmp_path, capsys)
 
 def test_a_non_loopback_host_is_served_with_a_warning_that_names_the_risk():
     """Issue 31, item 4: --host 0.0.0.0 opens an unauthenticated shell to the network; it used to say nothing."""
-    import subprocess
-    import sys
-
-    from benchmark.devices.adbd.spawn import READY
     from ttir.cli.serve_adb import is_loopback
 
     assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5") and not is_loopback("phone-host")
-    port = free_ports(1)
-    code = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
-    proc = subprocess.Popen([sys.executable, "-c", code, "serve-adb", "--port", str(port), "--host", "0.0.0.0"],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _serve_adb("--port", str(free_ports(1)), "--host", "0.0.0.0")
     try:
-        printed = []
-        while READY not in printed:
-            line = proc.stdout.readline()
-            assert line, "serve-adb ended before it listened"
-            printed.append(line.strip())
+        _until_listening(proc)
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
@@ -90,25 +97,14 @@ def test_ctrl_c_stops_a_command_started_with_sigint_ignored():
     """A script that starts `ttir serve-adb … &` (no job control) hands it SIGINT ignored, and Python then
     never raises KeyboardInterrupt: `kill -INT` did nothing and the command held its port until SIGKILL.
     The same holds for `ttir proxy` and `ttir watch`, which stop through the same StopSignal."""
-    import subprocess
-    import sys
-
-    from benchmark.devices.adbd.spawn import READY
 
     def ignore_sigint() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # what `cmd &` in a script does to its child
 
     port = free_ports(1)
-    code = "import sys; from ttir.cli import main; sys.exit(main(sys.argv[1:]))"
-    proc = subprocess.Popen([sys.executable, "-c", code, "serve-adb", "--port", str(port), "--task", "SystemWifiTurnOn"],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=ignore_sigint)
+    proc = _serve_adb("--port", str(port), "--task", "SystemWifiTurnOn", preexec_fn=ignore_sigint)
     try:
-        printed = []
-        while READY not in printed:
-            line = proc.stdout.readline()
-            assert line, "serve-adb ended before it listened"
-            printed.append(line.strip())
+        _until_listening(proc)
         proc.send_signal(signal.SIGINT)
         rest, err = proc.communicate(timeout=30)
     finally:
