@@ -162,7 +162,7 @@ class _ScreenPart:
     norms), computed once per observation: the guard diagnoses one screen more than once (each
     tier, each step of a session that changed nothing)."""
 
-    keys: Mapping[str, Optional[np.ndarray]]  # the buckets of the groups all, click, ids, pkg
+    keys: Mapping[ScreenFeatureGroup, Optional[np.ndarray]]  # the buckets of the groups all, click, ids, pkg
     last_texts: tuple[str, ...]  # the texts of the last content window (the top group's fallback)
     last_bounds: Optional[list[int]]
     all_words: frozenset[str]

@@ -28,7 +28,8 @@ Your rules, for what the model should not have to learn (in --config):
       - {when: {text: "Enable sync", package: com.example.app}, tap: "Skip"}
 
 Each intervention is a JSON line (--log FILE, or stdout); Ctrl-C (a second one:
-at once) or the end of --duration prints a summary. Run it beside the agent, on the same phone:
+at once) or the end of --duration prints a summary. Run it beside the agent, on
+the same phone:
   ttir watch --serial emulator-5554 --duration 600 &
   python my_agent.py
 In Python: `with ttir.watching("emulator-5554") as watcher: run_suite()`.
