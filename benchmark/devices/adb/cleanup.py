@@ -5,6 +5,11 @@ run at interpreter exit (atexit) and on SIGINT/SIGTERM; after restoring, the
 signal goes on to whatever handler was installed before (Python's
 KeyboardInterrupt for SIGINT, the default "terminate" for SIGTERM), so the
 process still ends the way it would have.
+
+A signal the process ignores is left ignored: a program started with ``&`` from a
+script ignores SIGINT, so a Ctrl-C in that terminal does not stop it, and restoring
+then would take the settings from under the episodes it goes on running. Its
+settings are restored when it does end (exit, SIGTERM).
 """
 
 from __future__ import annotations
@@ -63,8 +68,8 @@ def _install() -> None:
         return  # signal handlers can only be set from the main thread; atexit still covers us
     for sig in SIGNALS:
         current = signal.getsignal(sig)
-        if current is _on_signal:
-            continue
+        if current is _on_signal or current == signal.SIG_IGN:
+            continue  # an ignored signal does not stop the program: nothing to restore on it
         _previous[sig] = current
         try:
             signal.signal(sig, _on_signal)
@@ -80,8 +85,6 @@ def _on_signal(signum: int, frame: Any) -> None:
     previous = _previous.get(signum, signal.SIG_DFL)
     if callable(previous):
         previous(signum, frame)
-        return
-    if previous == signal.SIG_IGN:
         return
     # The default action (terminate): re-deliver the signal with the default handler,
     # so the exit status still says "killed by SIGTERM".
