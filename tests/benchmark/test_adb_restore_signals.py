@@ -65,7 +65,8 @@ def _run_child(tmp_path: Path, mode: str, sig: signal.Signals | None,
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(ROOT), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(log), str(journal), mode], cwd=str(ROOT), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_sigint(signal.SIG_IGN if mode == "ignored" else signal.SIG_DFL))
+                            preexec_fn=None if sys.platform == "win32"
+                            else _sigint(signal.SIG_IGN if mode == "ignored" else signal.SIG_DFL))
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
