@@ -58,11 +58,17 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
         The run's summary (also written to ``out/run.json``).
 
     Raises:
+        ValueError: ``workers`` is not a whole number of 1 or more (nothing is written).
+        NotADirectoryError: ``out`` is an existing file.
         RunFolderBusy: another process runs into ``out``.
         SpecChanged: ``out`` holds episodes of another spec and ``force`` is not set.
     """
     from experiments.python_agents import factories_registered
 
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        # before the run folder is touched: a bad count leaves nothing behind
+        raise ValueError(f"workers={workers!r} must be a whole number of worker processes, 1 or more; "
+                         f"leave it out to use the spec's `workers` ({spec.workers})")
     with factories_registered(factories):  # this run's only: not a later spec's agent of the same name
         spec.check()  # a bad parameter fails now, not once per episode
         store = RunStore(out)
@@ -80,7 +86,7 @@ def _run(spec: ExperimentSpec, store: RunStore, workers: Optional[int], executor
             logger.info("{}: running {} episode(s) that raised again", spec.name, store.drop(failed))
     done = store.done_ids()
     todo = [e for e in episodes if e.id not in done]
-    requested = workers or spec.workers
+    requested = spec.workers if workers is None else workers
     n_workers, why = worker_count(requested, len(todo), executor)
     if why is not None:
         logger.info("{}: {} worker(s) instead of the {} asked for: {}", spec.name, n_workers, requested, why)

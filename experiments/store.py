@@ -15,6 +15,7 @@ spec (``--force`` mixes them, keeping the earlier spec as ``spec.N.json``).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -89,6 +90,9 @@ def spec_changes(old: Any, new: dict[str, Any]) -> list[str]:
 class RunStore:
     def __init__(self, root: Path | str):
         self.root = Path(root)
+        if self.root.exists() and not self.root.is_dir():  # mkdir's own "File exists" reads as a folder in the way
+            raise NotADirectoryError(errno.ENOTDIR, "the run folder is an existing file (expected a folder: a new "
+                                     "path, or an earlier run's folder to resume it)", str(self.root))
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "episodes").mkdir(exist_ok=True)
         self.path = self.root / EPISODES

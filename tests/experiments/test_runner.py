@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -257,3 +258,25 @@ def test_an_out_folder_that_cannot_be_made_is_one_line_naming_it(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "Not a directory" in done.stderr and str(blocker) in done.stderr
+
+
+@pytest.mark.parametrize("workers", [0, -2, True, 1.5])
+def test_a_worker_count_below_one_is_refused_before_anything_is_written(tmp_path, workers):
+    # --workers 0 used to run silently with the spec's count; -2 failed only after the folder was claimed
+    spec = ExperimentSpec.from_yaml(_write(tmp_path, TINY_YAML))
+    out = tmp_path / "run"
+    with pytest.raises(ValueError, match=re.escape(f"workers={workers!r} must be") + r".*"
+                       + re.escape(f"the spec's `workers` ({spec.workers})")):
+        run(spec, out, workers=workers, progress=False)
+    assert not out.exists()
+
+
+def test_an_out_path_that_is_a_file_is_refused_and_left_as_it_was(tmp_path, capsys):
+    from ttir.cli import main
+
+    mine = tmp_path / "notes.txt"
+    mine.write_text("mine", encoding="utf-8")
+    assert main(["run", str(_write(tmp_path, TINY_YAML)), "--out", str(mine), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "the run folder is an existing file" in err and str(mine) in err, err
+    assert mine.read_text(encoding="utf-8") == "mine"
