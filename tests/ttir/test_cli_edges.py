@@ -127,3 +127,28 @@ def test_serve_adb_takes_a_perturbation_in_any_case(monkeypatch):
     monkeypatch.setattr(serve_adb, "build_device", stop)
     assert main(["serve-adb", "--perturb", "Popup_Permission"]) == 130
     assert seen["perturbations"] == ["popup_permission"]
+
+
+def test_an_os_error_reads_as_its_cause_and_path_not_its_errno():
+    # `ttir tune train --out /missing/dir/m.npz` printed "ttir tune: error: 2" (a FileNotFoundError's args[0])
+    from ttir.cli import _error_text
+
+    assert _error_text(FileNotFoundError(2, "No such file or directory", "/missing/m.npz")) == \
+        "No such file or directory (/missing/m.npz)"
+    assert _error_text(PermissionError(13, "Permission denied")) == "Permission denied"
+    assert _error_text(FileNotFoundError("spec file x.yaml does not exist")) == "spec file x.yaml does not exist"
+    assert _error_text(KeyError("unknown task 'x'")) == "unknown task 'x'"
+
+
+def test_tune_train_refuses_an_out_it_cannot_write_before_training(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("sklearn")
+    import experiments.real_screens.train as training
+
+    monkeypatch.setattr(training, "train", lambda *a, **k: pytest.fail("trained before checking --out"))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine", encoding="utf-8")
+    for out, why in ((blocker / "m.npz", f"cannot write in {blocker}"), (tmp_path, "is a folder")):
+        assert main(["tune", "train", "--real", "--no-progress", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {out}: {why}" in err and "such as my_model.npz" in err, err
+    assert blocker.read_text(encoding="utf-8") == "mine"

@@ -134,12 +134,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except (TTIRError, KeyError, ValueError, FileNotFoundError) as exc:
-        print(f"ttir {args.command}: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        print(f"ttir {args.command}: error: {_error_text(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:  # a full disk, a read-only folder: one line naming the path and the cause
-        where = f" ({exc.filename})" if exc.filename else ""
-        print(f"ttir {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        print(f"ttir {args.command}: error: {_error_text(exc)}", file=sys.stderr)
         return 1
+
+
+def _error_text(exc: BaseException) -> str:
+    """One line for an error: an OS error's cause and path (its ``args[0]`` is an errno, not a
+    message), otherwise the message (a KeyError's without the quotes ``str`` adds)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror + (f" ({exc.filename})" if exc.filename else "")
+    return str(exc.args[0]) if exc.args else str(exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

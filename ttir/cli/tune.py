@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -432,6 +433,15 @@ def _train(args: argparse.Namespace) -> int:
     from experiments.real_screens.train import train
 
     out = args.out or DEFAULT_MODEL
+    if out.is_dir():
+        raise ValueError(f"--out {out}: is a folder; expected a .npz file path to write, such as my_model.npz")
+    try:  # before training: a path that cannot be written fails now, not after the training's work
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out.parent, prefix=".ttir-write-check-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"--out {out}: cannot write in {out.parent} ({exc.strerror or exc}); "
+                         "expected a .npz file path in a folder you can write to, such as my_model.npz") from exc
     r = train(out, args.seed, progress=not args.no_progress)
     cv = r["cross_validation"][str(r["C"])]
     print(f"trained on {r['trained_on']}")
