@@ -140,15 +140,19 @@ def test_an_os_error_reads_as_its_cause_and_path_not_its_errno():
     assert _error_text(KeyError("unknown task 'x'")) == "unknown task 'x'"
 
 
-def test_tune_train_refuses_an_out_it_cannot_write_before_training(tmp_path, capsys, monkeypatch):
+def test_tune_refuses_an_out_it_cannot_write_before_its_work(tmp_path, capsys, monkeypatch):
+    # `ttir tune train --out` trained for a quarter of a minute before it found it could not write the file
     pytest.importorskip("sklearn")
     import experiments.real_screens.train as training
 
     monkeypatch.setattr(training, "train", lambda *a, **k: pytest.fail("trained before checking --out"))
     blocker = tmp_path / "a-file"
     blocker.write_text("mine", encoding="utf-8")
-    for out, why in ((blocker / "m.npz", f"cannot write in {blocker}"), (tmp_path, "is a folder")):
-        assert main(["tune", "train", "--real", "--no-progress", "--out", str(out)]) == 2
-        err = capsys.readouterr().err
-        assert f"--out {out}: {why}" in err and "such as my_model.npz" in err, err
+    for command in (["tune", "train", "--real"], ["tune", "eval", "--real", "--split", "dev"]):
+        for out, why in ((blocker / "m.npz", f"cannot write in {blocker}"), (tmp_path, "is a folder")):
+            with pytest.raises(SystemExit) as exc:
+                main([*command, "--no-progress", "--out", str(out)])
+            assert exc.value.code == 2
+            err = capsys.readouterr().err
+            assert f"argument --out: {why}" in err or f"argument --out: {out} {why}" in err, err
     assert blocker.read_text(encoding="utf-8") == "mine"
