@@ -156,3 +156,14 @@ def test_tune_refuses_an_out_it_cannot_write_before_its_work(tmp_path, capsys, m
             err = capsys.readouterr().err
             assert f"argument --out: {why}" in err or f"argument --out: {out} {why}" in err, err
     assert blocker.read_text(encoding="utf-8") == "mine"
+
+
+def test_serve_adb_refuses_a_verdict_file_it_could_not_write_before_serving(tmp_path, capsys):
+    # the verdicts are written when the phones stop, hours later: a path that cannot be written
+    # lost them then
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine", encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main(["serve-adb", "--out", str(blocker / "verdicts.json")])
+    assert exc.value.code == 2
+    assert f"argument --out: cannot write in {blocker}" in capsys.readouterr().err

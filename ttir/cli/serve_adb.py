@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any, Optional
 
+from ttir.cli.arguments import writable_file
 from ttir.cli.stopping import StopSignal
 
 DESCRIPTION = """\
@@ -44,7 +44,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--seed", type=int, default=0, metavar="S",
                    help="task parameters (suite seed, AndroidWorld instance seeding) and perturbation realisation")
     p.add_argument("--instance", type=int, default=0, metavar="I", help="task instance (default 0)")
-    p.add_argument("--out", type=Path, default=None, metavar="FILE", help="on stop, write the verdicts here (JSON)")
+    p.add_argument("--out", type=writable_file, default=None, metavar="FILE",
+                   help="on stop, write the verdicts here (JSON; checked when the command starts)")
     p.add_argument("--verdict", type=int, default=None, metavar="PORT",
                    help="do not serve: print the verdict and event log of the phone served on PORT, and exit")
     p.add_argument("--adb-port", type=int, default=None,

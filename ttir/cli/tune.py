@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from ttir.cli.arguments import writable_file
 
 FORMAT_HELP = """\
 A dataset is a folder with steps.jsonl (from `ttir tune build`) or any JSONL file
@@ -101,26 +102,9 @@ def _config(args: argparse.Namespace) -> Any:
     return cfg.override(overrides) if overrides else cfg
 
 
-def _writable_file(value: str) -> Path:
-    """The ``type`` of an option naming a file to write: its folder is made and written to while
-    the command line is read, so a path that cannot be written fails before the command's work
-    (a training, an evaluation), not after it."""
-    path = Path(value)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{value} is a folder; expected a file path to write")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".ttir-write-check-"):
-            pass
-    except OSError as exc:
-        raise argparse.ArgumentTypeError(f"cannot write in {path.parent} ({exc.strerror or exc}); expected a file "
-                                         "path in a folder you can write to") from exc
-    return path
-
-
 def _output_args(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--json", action="store_true", help=f"print the {what} as JSON instead of tables")
-    p.add_argument("--out", dest="out_json", type=_writable_file, default=None, metavar="FILE",
+    p.add_argument("--out", dest="out_json", type=writable_file, default=None, metavar="FILE",
                    help=f"also save the JSON {what} here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -435,7 +419,7 @@ def _train_parser(tsub: Any) -> None:
                "  ttir tune eval --real --split dev --config my.yaml   then score it")
     p.add_argument("--real", action="store_true", required=True,
                    help="train on the real-screen corpus (the only training data there is)")
-    p.add_argument("--out", type=_writable_file, default=None, metavar="NPZ",
+    p.add_argument("--out", type=writable_file, default=None, metavar="NPZ",
                    help="model file to write (default: the shipped diagnosers/data/screen_model.npz)")
     p.add_argument("--seed", type=int, default=0, help="seed of the folds and the solver (default 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
