@@ -167,3 +167,12 @@ def test_serve_adb_refuses_a_verdict_file_it_could_not_write_before_serving(tmp_
         main(["serve-adb", "--out", str(blocker / "verdicts.json")])
     assert exc.value.code == 2
     assert f"argument --out: cannot write in {blocker}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("words", [["prefs", "ck"], ["judge", "ck", "prefs.jsonl"], ["export", "ck"]])
+def test_checkpoints_refuse_an_out_file_they_could_not_write_before_their_work(tmp_path, capsys, words):
+    # prefs rolls out every candidate and judge asks a model about every pair before writing --out
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine", encoding="utf-8")
+    assert main(["checkpoints", *words, "--out", str(blocker / "out.jsonl")]) == 2
+    assert f"ttir checkpoints {words[0]}: --out cannot write in {blocker}" in capsys.readouterr().err

@@ -94,10 +94,21 @@ def _judge(words: list[str], args: argparse.Namespace) -> int:
     return 0
 
 
+FILE_OUTPUTS = ("prefs", "judge", "export")  # the subcommands whose --out is a file, written after their work
+
+
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from ttir.cli.arguments import writable_file
+
     words = list(args.args)
+    if words[0] in FILE_OUTPUTS:
+        try:  # before the rollouts or the model calls, not after them
+            writable_file(str(args.out))
+        except argparse.ArgumentTypeError as exc:
+            print(f"ttir checkpoints {words[0]}: --out {exc}", file=sys.stderr)
+            return 2
     if words[0] == "export":
         if len(words) != 2:
             print("ttir checkpoints export: expected one CK_DIR, e.g. ttir checkpoints export ck --out ck.jsonl",
