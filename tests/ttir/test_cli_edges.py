@@ -176,3 +176,26 @@ def test_checkpoints_refuse_an_out_file_they_could_not_write_before_their_work(t
     blocker.write_text("mine", encoding="utf-8")
     assert main(["checkpoints", *words, "--out", str(blocker / "out.jsonl")]) == 2
     assert f"ttir checkpoints {words[0]}: --out cannot write in {blocker}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["demo", "ContactsAddContact"], ["show", "ContactsAddContact"],
+                                     ["report", "runs/x"], ["compare", "runs/a", "runs/b"],
+                                     ["tune", "build", "runs/x"]])
+def test_an_output_folder_that_is_a_file_is_refused_as_the_command_line_is_read(tmp_path, capsys, command):
+    # each printed mkdir's "File exists (PATH)", which reads as a folder in the way, after its work for compare
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine", encoding="utf-8")
+    for out, why in ((blocker, f"{blocker} is a file; expected a folder"),
+                     (blocker / "sub", f"{blocker} is a file, so the folder {blocker / 'sub'} cannot be made there")):
+        with pytest.raises(SystemExit) as exc:
+            main([*command, "--out", str(out)])
+        assert exc.value.code == 2
+        assert f"argument --out: {why}" in capsys.readouterr().err
+    assert blocker.read_text(encoding="utf-8") == "mine"
+
+
+def test_an_output_folder_is_not_made_while_the_command_line_is_read(tmp_path, capsys):
+    out = tmp_path / "new" / "demo"
+    assert main(["demo", "NoSuchTask", "--out", str(out)]) == 2  # another error: no empty folder left behind
+    assert not (tmp_path / "new").exists()
+    assert "unknown task" in capsys.readouterr().err

@@ -1,12 +1,15 @@
 """argparse types the commands share.
 
 - :func:`writable_file`: an option naming a file the command writes, checked while the command
-  line is read.
+  line is read;
+- :func:`output_folder`: an option naming a folder the command writes into, checked the same way
+  (nothing is made until the command runs).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 from pathlib import Path
 
@@ -38,4 +41,32 @@ def writable_file(value: str) -> Path:
     return path
 
 
-__all__ = ["writable_file"]
+def output_folder(value: str) -> Path:
+    """The ``type`` of an option naming a folder to write into (new or existing): an existing file
+    there, or a file or a folder without write access where the folder would be made, fails while
+    the command line is read. Nothing is made here: a command that stops on another error leaves
+    no empty folder behind.
+
+    Args:
+        value: the option's text.
+
+    Returns:
+        The path.
+
+    Raises:
+        argparse.ArgumentTypeError: the path is a file, or where it would be made cannot hold it.
+    """
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value} is a file; expected a folder to write into (a new one or an "
+                                         "existing one)")
+    holder = next(p for p in (path, *path.absolute().parents) if p.exists())
+    if not holder.is_dir():
+        raise argparse.ArgumentTypeError(f"{holder} is a file, so the folder {value} cannot be made there; expected a "
+                                         "folder path")
+    if not os.access(holder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write in {holder}; expected a folder path you can write to")
+    return path
+
+
+__all__ = ["output_folder", "writable_file"]

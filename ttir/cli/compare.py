@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ttir.cli.arguments import output_folder
+
 DESCRIPTION = """\
 Compute the metrics of two runs (as `ttir report` does) and put them side by side with their
 difference Δ = B − A, e.g. two guard configurations, two agents' runs, or before/after a change.
@@ -28,7 +30,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_a", type=Path, metavar="RUN_A", help="the baseline run directory")
     p.add_argument("run_b", type=Path, metavar="RUN_B", help="the run compared with it")
-    p.add_argument("--out", type=Path, default=None, help="output folder (default RUN_B/compare_<RUN_A name>)")
+    p.add_argument("--out", type=output_folder, default=None, help="output folder (default RUN_B/compare_<RUN_A name>)")
     p.add_argument("--name-a", default=None, help="column label for RUN_A (default its folder name)")
     p.add_argument("--name-b", default=None, help="column label for RUN_B (default its folder name)")
     p.add_argument("--all-rows", action="store_true",

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ttir.cli.arguments import output_folder
+
 DEFAULT_TASK = "ContactsAddContact"
 
 
@@ -17,7 +19,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     )
     p.add_argument("task", nargs="?", default=DEFAULT_TASK, help=f"task name (default {DEFAULT_TASK}; see `ttir tasks`)")
     p.add_argument("--seed", type=int, default=0, help="suite seed for the task's parameters (default 0)")
-    p.add_argument("--out", type=Path, default=None, help="output folder (default ./demo_out/TASK)")
+    p.add_argument("--out", type=output_folder, default=None, help="output folder (default ./demo_out/TASK)")
     p.set_defaults(func=run)
 
 

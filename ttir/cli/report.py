@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ttir.cli.arguments import output_folder
+
 DESCRIPTION = """\
 Compute the metrics of a run written by `ttir run` and write, into RUN_DIR (or --out):
 
@@ -45,7 +47,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p = sub.add_parser(name, help=help_text, description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory (holds episodes.jsonl)")
-    p.add_argument("--out", type=Path, default=None, help="write the outputs here instead of RUN_DIR")
+    p.add_argument("--out", type=output_folder, default=None, help="write the outputs here instead of RUN_DIR")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--no-viewer", action="store_true", help="skip viewer.html")
     p.add_argument("--self-contained", action="store_true",

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ttir.cli.arguments import output_folder
+
 
 def register(sub: Any, name: str, help_text: str) -> None:
     p = sub.add_parser(
@@ -25,7 +27,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--set", action="append", default=[], metavar="PARAM=VALUE",
                    help="override a perturbation parameter, e.g. --set trigger_step=0 (YAML value)")
     p.add_argument("--seed", type=int, default=0, help="episode seed (default 0)")
-    p.add_argument("--out", type=Path, default=None, help="output folder (default ./show_out/TASK-NAME)")
+    p.add_argument("--out", type=output_folder, default=None, help="output folder (default ./show_out/TASK-NAME)")
     p.set_defaults(func=run)
 
 

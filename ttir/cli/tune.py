@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ttir.cli.arguments import writable_file
+from ttir.cli.arguments import output_folder, writable_file
 
 FORMAT_HELP = """\
 A dataset is a folder with steps.jsonl (from `ttir tune build`) or any JSONL file
@@ -138,7 +138,7 @@ def _build_parser(tsub: Any) -> None:
                "      (a seeded sample)\n\n"
                + FORMAT_HELP)
     p.add_argument("run_dir", type=Path, help="a run directory written by `ttir run` (episodes.jsonl + episodes/)")
-    p.add_argument("--out", type=Path, required=True, metavar="DATASET", help="dataset folder to write")
+    p.add_argument("--out", type=output_folder, required=True, metavar="DATASET", help="dataset folder to write")
     p.add_argument("--history", type=int, default=16, help="past steps kept per row (default 16)")
     p.add_argument("--link", choices=["hard", "copy", "symlink"], default="hard",
                    help="how screenshots / XML get into the dataset (default: hard links, copies across filesystems)")
