@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ttir.cli.arguments import writable_file
+
 DESCRIPTION = """\
 AndroidFlux-style recovery checkpoints (docs/checkpoints.md).
 
@@ -99,8 +101,6 @@ FILE_OUTPUTS = ("prefs", "judge", "export")  # the subcommands whose --out is a 
 
 def run(args: argparse.Namespace) -> int:
     import sys
-
-    from ttir.cli.arguments import writable_file
 
     words = list(args.args)
     if words[0] in FILE_OUTPUTS:
