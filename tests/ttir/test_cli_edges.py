@@ -79,6 +79,20 @@ def test_an_unknown_task_gets_the_suggestion_not_every_name(capsys):
     assert "SystemWifiTurnOn" not in err and len(err) < 300
 
 
+@pytest.mark.parametrize("argv, prog, unknown", [(["demo", "--task", "ContactsAddContact"], "ttir demo", "--task"),
+                                                (["tune", "eval", "--real", "--bogus"], "ttir tune eval", "--bogus"),
+                                                (["perturbations", "--layer", "ui"], "ttir perturbations", "--layer ui")])
+def test_an_argument_a_command_does_not_know_is_named_under_that_commands_usage(argv, prog, unknown, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    # the command's own usage and error, not ttir's (which lists no argument of the command)
+    assert err.startswith(f"usage: {prog} ")
+    assert f"{prog}: error: unrecognized arguments: {unknown} " in err
+    assert f"see `{prog} --help`" in err and "COMMAND ..." not in err
+
+
 def test_perturbation_names_match_in_any_case():
     from perturb import make
 

@@ -100,6 +100,26 @@ class _SubParser(argparse.ArgumentParser):
 
         return WrappedHelpFormatter(prog=self.prog)
 
+    def parse_known_args(self, args: Optional[Sequence[str]] = None,
+                         namespace: Optional[argparse.Namespace] = None) -> tuple[argparse.Namespace, list[str]]:
+        """Parse a command's arguments; one it does not know is its own error.
+
+        argparse hands what a command's parser does not know back to ``ttir``'s own parser, which
+        then printed ``ttir``'s usage for ``ttir demo --task X``: the command that was misread
+        (the innermost, ``ttir tune eval``, parses first) names it under its own usage instead.
+
+        Args:
+            args: the command's arguments.
+            namespace: where to store them.
+
+        Returns:
+            The namespace and no left-over arguments (exits with status 2 on any).
+        """
+        ns, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)} (see `{self.prog} --help`)")
+        return ns, extras
+
 
 def _unavailable(sub: Any, name: str, help_text: str, exc: Exception) -> None:
     p = sub.add_parser(name, help=f"{help_text} (unavailable: {exc})")
