@@ -12,7 +12,7 @@ from loguru import logger as _logger
 
 _logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
 
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional
 
 from ttir.core.types import Action, Agent, AgentStep, Observation, StepRecord, UIElement, as_agent, set_screenshot_reader
 from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding  # the check contract: a user's
@@ -24,7 +24,7 @@ set_screenshot_reader(_read_screen_text)  # Observation.from_screenshot reads te
 if TYPE_CHECKING:  # the guard's types, named in signatures without importing the guard
     from ttir.core.config import TTIRConfig
     from ttir.guarded.checks import Check
-    from ttir.guarded.middleware import GuardedAgent
+    from ttir.guarded.middleware import ConfigLike, GuardedAgent
     from ttir.model.client import VLMClient
 
 __version__ = "0.1.0"
@@ -40,7 +40,7 @@ _LAZY = {
 }
 
 
-def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Optional[VLMClient] = None,
+def guard(agent: Any, config: ConfigLike = None, vlm: Optional[VLMClient] = None,
           checks: Optional[list[Check]] = None) -> GuardedAgent:
     """Wrap ``agent`` with Test-Time Introspective Recovery: a guard with the agent's own interface.
 
@@ -78,8 +78,8 @@ def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Optional
         agent: an object with ``step(obs)`` (and ``reset(goal)``, which may be missing),
             or a callable ``fn(obs) -> AgentStep | Action``; a ``step`` (or callable) that is
             ``async def`` gives an :class:`AsyncGuardedAgent`.
-        config: a :class:`TTIRConfig`, the path of a YAML file of one, or None for the
-            defaults. Its sections: one per diagnoser (``stuck_loop``, ``action_effect``,
+        config: a :class:`TTIRConfig`, the path of a YAML file of one, a mapping in that
+            file's shape (``{"stuck_loop": {"window": 4}}``), or None for the defaults. Its sections: one per diagnoser (``stuck_loop``, ``action_effect``,
             ``interference``, ``task_alignment``: ``mode`` and thresholds), ``recovery``
             (budget, sessions per episode, cooldown, priority, tier), ``cascade``, ``vlm``
             (endpoint, timeouts, retries, the step's model deadline), ``prompts`` and
@@ -95,9 +95,11 @@ def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Optional
         A :class:`GuardedAgent`, or an :class:`AsyncGuardedAgent` for an async agent.
 
     Raises:
-        TypeError: ``agent`` has no ``step`` and is not callable.
+        TypeError: ``agent`` has no ``step`` and is not callable, or is a class (pass an
+            instance); ``config``, ``vlm`` or ``checks`` is none of the kinds above (a URL as
+            ``vlm``, a name as ``checks``): a caller's mistake raises, it is not failed open.
         FileNotFoundError: ``config`` names a file that does not exist.
-        ValueError: the config file is not valid YAML or not a valid config (the message names
+        ValueError: the config file (or mapping) is not valid YAML or not a valid config (the message names
             each bad key); a :class:`ttir.core.errors.ConfigError` (a ``ValueError``) when two checks
             share a name or a check factory of ``config.checks`` cannot be imported or built.
 

@@ -49,6 +49,42 @@ def test_bad_config_names_file_key_and_value(tmp_path):
         TTIRConfig().override({"stuck_loop.windw": 3})
 
 
+
+def test_the_config_may_be_a_path_object_or_a_mapping_validated_as_the_yaml_is(tmp_path):
+    cfg = tmp_path / "ttir.yaml"
+    cfg.write_text("stuck_loop:\n  window: 5\n", encoding="utf-8")
+    agent = ttir.guard(lambda obs: Action(action_type="wait"), config=cfg)  # a pathlib.Path, not only a str
+    assert agent.config.stuck_loop.window == 5
+    agent = GuardedAgent(lambda obs: Action(action_type="wait"), config={"recovery": {"budget": 2}})
+    assert agent.config.recovery.budget == 2
+    with pytest.raises(ValueError, match=r"interferance: unknown key.*did you mean 'interference'"):
+        ttir.guard(lambda obs: Action(action_type="wait"), config={"interferance": {"mode": "rules"}})
+
+
+class _Agent:
+    def reset(self, goal: str) -> None:
+        pass
+
+    def step(self, obs: ttir.Observation) -> Action:
+        return Action(action_type="wait")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"agent": _Agent}, "agent=_Agent is a class, not an agent: pass an instance, e.g. guard(_Agent())"),
+    ({"config": 3}, "config=3 (int): expected a ttir.TTIRConfig, the path of a YAML file, a mapping"),
+    ({"vlm": "http://127.0.0.1:8000/v1"}, "vlm='http://127.0.0.1:8000/v1' (str) is not a model client"),
+    ({"checks": "interference"}, "checks='interference' (str): expected a list of ttir.Check"),
+    ({"checks": ["interference"]}, "checks[0]='interference' (str): expected a ttir.Check"),
+])
+@pytest.mark.parametrize("make", [ttir.guard, GuardedAgent, AsyncGuardedAgent])
+def test_a_callers_mistake_in_the_guards_arguments_raises_naming_it(kwargs, message, make):
+    # the guard fails open on its own faults; these are the caller's, and a URL given as vlm would
+    # otherwise fail every model call quietly ("the rules decided")
+    kwargs = {"agent": _Agent(), **kwargs}
+    with pytest.raises(TypeError) as info:
+        make(kwargs.pop("agent"), **kwargs)
+    assert message in str(info.value)
+
 def test_disabled_guard_is_a_pass_through():
     cfg = TTIRConfig.with_mode("off")
     task = make_task("ContactsAddContact")

@@ -1000,8 +1000,13 @@ def as_agent(obj: Any) -> Agent:
         whose ``step`` is a coroutine function.
 
     Raises:
-        TypeError: ``obj`` has no ``step`` and is not callable.
+        TypeError: ``obj`` has no ``step`` and is not callable, or is a class whose ``step`` needs
+            an instance (``guard(MyAgent)`` for ``guard(MyAgent())``: calling the class would
+            build an agent per screen, or hand the screen to ``step`` as ``self``).
     """
+    if inspect.isclass(obj) and not isinstance(inspect.getattr_static(obj, "step", None), (staticmethod, classmethod)):
+        raise TypeError(f"agent={obj.__name__} is a class, not an agent: pass an instance, e.g. "
+                        f"guard({obj.__name__}()), or a function fn(obs) -> AgentStep | Action")
     if hasattr(obj, "step") and callable(obj.step):
         if hasattr(obj, "reset") and callable(obj.reset):
             return obj

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import os
 import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Optional, Union
+from typing import Any, Mapping, NamedTuple, Optional, Sequence, Union
 
 from loguru import logger
 
@@ -30,6 +31,7 @@ from ttir.guarded.report import GUARD_EVENT_NAMES, GuardEventName, GuardReport, 
 from ttir.core.diagnosis import Cost, DiagnosisContext, Finding, SupportsDiagnose
 from ttir.core.recovery import Recovery, RecoveryContext
 from ttir.core.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
+from ttir.core.validation import short_repr
 from ttir.model.client import VLMClient, run_sync
 
 HISTORY_LIMIT = 64
@@ -71,6 +73,63 @@ def _rules(d: SupportsDiagnose, ctx: DiagnosisContext) -> Finding:
     return rules(ctx) if callable(rules) else d.diagnose(ctx)
 
 
+ConfigLike = Union[TTIRConfig, str, "os.PathLike[str]", Mapping[str, Any], None]
+
+
+def as_config(config: ConfigLike) -> TTIRConfig:
+    """The guard's settings from what a caller may pass as ``config``.
+
+    Args:
+        config: a :class:`TTIRConfig`, the path of a YAML file of one, a mapping in the YAML
+            file's shape (``{"stuck_loop": {"window": 4}}``), or None for the defaults.
+
+    Returns:
+        The validated config.
+
+    Raises:
+        TypeError: ``config`` is none of those (a caller's mistake is not failed open).
+        FileNotFoundError: the path names no file.
+        ValueError: the file or the mapping is not a valid config (each bad key named).
+    """
+    if config is None:
+        return TTIRConfig()
+    if isinstance(config, TTIRConfig):
+        return config
+    if isinstance(config, (str, os.PathLike)):
+        return TTIRConfig.from_yaml(os.fspath(config))
+    if isinstance(config, Mapping):
+        return TTIRConfig.from_dict(dict(config))
+    raise TypeError(f"config={short_repr(config)} ({type(config).__name__}): expected a ttir.TTIRConfig, the path "
+                    "of a YAML file, a mapping of its settings such as {'stuck_loop': {'window': 4}}, or None for "
+                    "the defaults")
+
+
+def _checked_vlm(vlm: Any) -> Optional[VLMClient]:
+    """``vlm`` when it is a model client (anything with ``ask``, as :class:`VLMClient`), else TypeError:
+    a URL or a model name given here would otherwise fail every model call, which the guard fails
+    open on, so the mistake would pass as "the rules decided"."""
+    if vlm is None or callable(getattr(vlm, "ask", None)):
+        return vlm
+    raise TypeError(f"vlm={short_repr(vlm)} ({type(vlm).__name__}) is not a model client: expected a "
+                    "ttir.model.client.VLMClient, e.g. VLMClient(base_url='http://127.0.0.1:8000/v1', model='…'), "
+                    "or None (an endpoint can also be named in the config's vlm.base_url or $TTIR_VLM_BASE_URL)")
+
+
+def _checked_checks(checks: Any) -> Optional[list[Check]]:
+    """``checks`` as a list of :class:`Check`, else TypeError naming the first thing that is not one."""
+    if checks is None:
+        return None
+    if isinstance(checks, (str, bytes, Check, Mapping)) or not isinstance(checks, Sequence):
+        raise TypeError(f"checks={short_repr(checks)} ({type(checks).__name__}): expected a list of ttir.Check "
+                        "in priority order, e.g. checks=[*ttir.default_checks(), my_check]; to switch a diagnoser "
+                        "off, set its mode to 'off' in the config")
+    for i, c in enumerate(checks):
+        if not isinstance(c, Check):
+            raise TypeError(f"checks[{i}]={short_repr(c)} ({type(c).__name__}): expected a ttir.Check, e.g. "
+                            "ttir.Check(diagnoser, recovery); ttir.default_checks() gives the four of the paper")
+    return list(checks)
+
+
 class _Core:
     """The guard's logic, shared by the sync and async agents. Model calls are the
     only awaits; in the sync path they complete without suspending."""
@@ -80,7 +139,8 @@ class _Core:
         self.inner = inner
         self.config = config
         self.is_async = is_async
-        self.vlm = vlm
+        self.vlm = vlm = _checked_vlm(vlm)
+        checks = _checked_checks(checks)
         self.judge = None
         self.recovery_model = None
         if vlm is not None:
@@ -476,15 +536,16 @@ class GuardedAgent:
         checks: the checks, in priority order; None: :func:`ttir.default_checks` of ``config``.
 
     Raises:
-        TypeError: ``agent`` has no ``step`` and is not callable.
+        TypeError: ``agent`` has no ``step`` and is not callable, or is a class; ``config``,
+            ``vlm`` or ``checks`` is of the wrong kind (:func:`guard` lists the kinds).
         ttir.core.errors.ConfigError: two checks share a name, or a check of ``config.checks``
             cannot be built.
     """
 
-    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Optional[VLMClient] = None,
+    def __init__(self, agent: Any, config: ConfigLike = None, vlm: Optional[VLMClient] = None,
                  checks: Optional[list[Check]] = None):
         self.inner = as_agent(agent)
-        self.config = config or TTIRConfig()
+        self.config = as_config(config)
         self._core = _Core(self.inner, self.config, vlm, is_async=False, checks=checks)
 
     @property
@@ -614,10 +675,10 @@ class AsyncGuardedAgent(GuardedAgent):
     rest are :class:`GuardedAgent`'s; ``step`` is a coroutine: ``step = await guarded.step(obs)``.
     """
 
-    def __init__(self, agent: Any, config: Optional[TTIRConfig] = None, vlm: Optional[VLMClient] = None,
+    def __init__(self, agent: Any, config: ConfigLike = None, vlm: Optional[VLMClient] = None,
                  checks: Optional[list[Check]] = None):
         self.inner = as_agent(agent)  # the same door as the sync guard: an async step passes its awaitable through
-        self.config = config or TTIRConfig()
+        self.config = as_config(config)
         self._core = _Core(self.inner, self.config, vlm, is_async=True, checks=checks)
 
     async def step(self, obs: Observation) -> AgentStep:  # type: ignore[override]
@@ -647,14 +708,15 @@ class AsyncGuardedAgent(GuardedAgent):
             self._core.busy.release()
 
 
-def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Optional[VLMClient] = None,
+def guard(agent: Any, config: ConfigLike = None, vlm: Optional[VLMClient] = None,
           checks: Optional[list[Check]] = None) -> GuardedAgent:
     """Wrap ``agent`` with Test-Time Introspective Recovery (the implementation of :func:`ttir.guard`,
     whose docstring tells what the guard does and has an example).
 
     Args:
         agent: an object with ``step(obs)`` (and ``reset(goal)``) or a callable ``fn(obs)``.
-        config: a :class:`TTIRConfig`, a path to a YAML file, or None (defaults).
+        config: a :class:`TTIRConfig`, a path to a YAML file, a mapping of its settings, or None
+            (defaults).
         vlm: a :class:`ttir.model.client.VLMClient`, or None: rules only, unless the config's
             endpoint or ``TTIR_VLM_BASE_URL`` is set and a diagnoser's mode asks for the model.
         checks: the :class:`ttir.Check` list to run, in priority order (None: the paper's four,
@@ -666,13 +728,12 @@ def guard(agent: Any, config: Union[TTIRConfig, str, None] = None, vlm: Optional
         ``async def``.
 
     Raises:
-        TypeError: ``agent`` is not an agent.
+        TypeError: ``agent`` is not an agent (a class: pass an instance), or ``config``, ``vlm`` or
+            ``checks`` is not of a kind listed above.
         FileNotFoundError: ``config`` names a missing file.
         ValueError: the config is invalid (a :class:`~ttir.core.errors.ConfigError` for checks).
     """
-    if isinstance(config, str):
-        config = TTIRConfig.from_yaml(config)
-    cfg = config or TTIRConfig()
+    cfg = as_config(config)
     if vlm is None and any(m in ("vlm", "cascade") for m in cfg.modes().values()):
         vlm = _client_from_config(cfg, is_async_agent(agent))
     if is_async_agent(agent):
