@@ -61,6 +61,13 @@ def test_the_config_may_be_a_path_object_or_a_mapping_validated_as_the_yaml_is(t
         ttir.guard(lambda obs: Action(action_type="wait"), config={"interferance": {"mode": "rules"}})
 
 
+def test_with_mode_names_a_mode_that_is_no_tier():
+    with pytest.raises(ValueError, match=r"with_mode\(mode='rule'\): expected one of rules, vlm, cascade, off; "
+                                         r"did you mean 'rules'\?"):
+        TTIRConfig.with_mode("rule")
+    assert TTIRConfig.with_mode("off").enabled is False
+
+
 class _Agent:
     def reset(self, goal: str) -> None:
         pass

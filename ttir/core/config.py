@@ -270,7 +270,20 @@ class TTIRConfig(BaseModel):
 
     @classmethod
     def with_mode(cls, mode: Tier) -> "TTIRConfig":
-        """Every diagnoser in the same mode (``rules`` / ``vlm`` / ``cascade`` / ``off``)."""
+        """Every diagnoser in the same mode (``rules`` / ``vlm`` / ``cascade`` / ``off``).
+
+        Args:
+            mode: the tier every diagnoser decides with (``off``: the guard is a pass-through).
+
+        Returns:
+            The default config with that mode everywhere.
+
+        Raises:
+            ValueError: ``mode`` is not a tier (the message lists them).
+        """
+        if mode not in TIERS:
+            raise ValueError(f"with_mode(mode={mode!r}): expected one of {', '.join(TIERS)}"
+                             f"{did_you_mean(str(mode), TIERS)}")
         cfg = cls()
         for name in DIAGNOSERS:
             getattr(cfg, name).mode = mode
