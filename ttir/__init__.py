@@ -22,9 +22,9 @@ from ttir.core.ocr import read_elements as _read_screen_text
 set_screenshot_reader(_read_screen_text)  # Observation.from_screenshot reads text with the OCR extra (lazily imported)
 
 if TYPE_CHECKING:  # the guard's types, named in signatures without importing the guard
-    from ttir.core.config import TTIRConfig
+    from ttir.core.config import ConfigLike, TTIRConfig
     from ttir.guarded.checks import Check
-    from ttir.guarded.middleware import ConfigLike, GuardedAgent
+    from ttir.guarded.middleware import GuardedAgent
     from ttir.model.client import VLMClient
 
 __version__ = "0.1.0"

@@ -211,3 +211,16 @@ def test_the_guard_summary_rounds_its_rates_and_times():
     assert summary["guard_ms_median"] == 12.96 and summary["model_calls_per_step"] == 1.0
     assert GuardReport(steps=3, usage=[StepUsage(step=0, model_calls=1)]).summary()["model_calls_per_step"] == 0.333
     assert report.usage[0].guard_ms == 12.955924000380037  # the exact figure stays in the usage
+
+
+def test_the_watcher_and_the_proxy_guard_take_the_config_as_the_guard_does(tmp_path):
+    from ttir.guarded.proxy import ProxyGuard
+
+    cfg = tmp_path / "ttir.yaml"
+    cfg.write_text("watch:\n  interval_s: 2\n", encoding="utf-8")
+    assert ttir.Watcher(SimDevice(), cfg).config.watch.interval_s == 2
+    assert ttir.Watcher(SimDevice(), {"watch": {"interval_s": 3}}).config.watch.interval_s == 3
+    assert ProxyGuard(SimDevice(), {"recovery": {"budget": 2}}).config.recovery.budget == 2
+    for make in (ttir.Watcher, ProxyGuard):
+        with pytest.raises(TypeError, match=r"config=5 \(int\): expected a ttir.TTIRConfig"):
+            make(SimDevice(), 5)

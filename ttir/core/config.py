@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal, Optional, Union, get_args
+from typing import Any, Literal, Mapping, Optional, Union, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ttir.core.imports import IMPORT_FORM
 from ttir.core.errors import did_you_mean
-from ttir.core.validation import LineMap, error_lines, load_yaml_mapping_lines
+from ttir.core.validation import LineMap, error_lines, load_yaml_mapping_lines, short_repr
 
 Tier = Literal["rules", "vlm", "cascade", "off"]  # the tiers (a check's `mode`, a run's guard mode): declared once
 TIERS: tuple[str, ...] = get_args(Tier)
@@ -326,3 +326,35 @@ def env_vlm_settings(cfg: VLMConfig) -> dict[str, Any]:
         "timeout_s": cfg.timeout_s,
         "max_retries": cfg.max_retries,
     }
+
+
+# what a caller may pass where the guard takes its settings (ttir.guard, GuardedAgent, Watcher, ProxyGuard)
+ConfigLike = Union[TTIRConfig, str, "os.PathLike[str]", Mapping[str, Any], None]
+
+
+def as_config(config: ConfigLike) -> TTIRConfig:
+    """The guard's settings from what a caller may pass as ``config``.
+
+    Args:
+        config: a :class:`TTIRConfig`, the path of a YAML file of one, a mapping in the YAML
+            file's shape (``{"stuck_loop": {"window": 4}}``), or None for the defaults.
+
+    Returns:
+        The validated config.
+
+    Raises:
+        TypeError: ``config`` is none of those (a caller's mistake is not failed open).
+        FileNotFoundError: the path names no file.
+        ValueError: the file or the mapping is not a valid config (each bad key named).
+    """
+    if config is None:
+        return TTIRConfig()
+    if isinstance(config, TTIRConfig):
+        return config
+    if isinstance(config, (str, os.PathLike)):
+        return TTIRConfig.from_yaml(os.fspath(config))
+    if isinstance(config, Mapping):
+        return TTIRConfig.from_dict(dict(config))
+    raise TypeError(f"config={short_repr(config)} ({type(config).__name__}): expected a ttir.TTIRConfig, the path "
+                    "of a YAML file, a mapping of its settings such as {'stuck_loop': {'window': 4}}, or None for "
+                    "the defaults")

@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import os
 import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Any, Mapping, NamedTuple, Optional, Sequence
 
 from loguru import logger
 
 from ttir.model.breaker import ModelBreaker
 from ttir.guarded.checks import Check, configured_checks, default_checks, mode_of
-from ttir.core.config import TTIRConfig
+from ttir.core.config import ConfigLike, TTIRConfig, as_config
 from ttir.core.errors import ConfigError, GuardUsageError, ObservationTypeError, unknown_name
 from ttir.model.deadline import model_deadline, paused_deadline
 from ttir.guarded.report import GUARD_EVENT_NAMES, GuardEventName, GuardReport, SessionRecord, StepUsage
@@ -71,37 +70,6 @@ def _rules(d: SupportsDiagnose, ctx: DiagnosisContext) -> Finding:
     """The free tier of diagnoser ``d`` (one without ``rules`` is a rule itself)."""
     rules = getattr(d, "rules", None)
     return rules(ctx) if callable(rules) else d.diagnose(ctx)
-
-
-ConfigLike = Union[TTIRConfig, str, "os.PathLike[str]", Mapping[str, Any], None]
-
-
-def as_config(config: ConfigLike) -> TTIRConfig:
-    """The guard's settings from what a caller may pass as ``config``.
-
-    Args:
-        config: a :class:`TTIRConfig`, the path of a YAML file of one, a mapping in the YAML
-            file's shape (``{"stuck_loop": {"window": 4}}``), or None for the defaults.
-
-    Returns:
-        The validated config.
-
-    Raises:
-        TypeError: ``config`` is none of those (a caller's mistake is not failed open).
-        FileNotFoundError: the path names no file.
-        ValueError: the file or the mapping is not a valid config (each bad key named).
-    """
-    if config is None:
-        return TTIRConfig()
-    if isinstance(config, TTIRConfig):
-        return config
-    if isinstance(config, (str, os.PathLike)):
-        return TTIRConfig.from_yaml(os.fspath(config))
-    if isinstance(config, Mapping):
-        return TTIRConfig.from_dict(dict(config))
-    raise TypeError(f"config={short_repr(config)} ({type(config).__name__}): expected a ttir.TTIRConfig, the path "
-                    "of a YAML file, a mapping of its settings such as {'stuck_loop': {'window': 4}}, or None for "
-                    "the defaults")
 
 
 def _checked_vlm(vlm: Any) -> Optional[VLMClient]:

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator, Literal, Optional, Protocol
 from loguru import logger
 from pydantic import BaseModel, Field
 
-from ttir.core.config import TTIRConfig, WatchRule
+from ttir.core.config import ConfigLike, WatchRule, as_config
 from ttir.core.diagnosis import DiagnosisContext, Finding, InterferenceDetails
 from ttir.core.lexicon import norm
 from ttir.core.recovery import RecoveryContext
@@ -94,14 +94,15 @@ class Watcher:
         device: the phone (``observe()`` and ``execute(action)``); give the watcher a device
             object of its own (``AdbDevice(serial)``), not the one an agent is driving.
         config: the guard's config: ``watch`` (interval, settling, your rules), ``interference``
-            and ``recovery`` (its ``budget`` bounds the actions on one interruption).
+            and ``recovery`` (its ``budget`` bounds the actions on one interruption); a TTIRConfig,
+            a YAML path or a mapping, as :func:`ttir.guard` takes.
         goal: the task, when one is known (the interference check leaves alone a dialog the
             goal needs, such as a permission the task asks for).
         on_intervention: called with each :class:`Intervention` (``ttir watch`` writes JSON lines).
         clock: the time source (tests pass their own).
     """
 
-    def __init__(self, device: Device, config: Optional[TTIRConfig] = None, *, goal: str = "",
+    def __init__(self, device: Device, config: ConfigLike = None, *, goal: str = "",
                  on_intervention: Optional[Callable[[Intervention], None]] = None,
                  clock: Callable[[], float] = time.monotonic):
         from diagnosers import InterferenceDiagnoser
@@ -113,7 +114,7 @@ class Watcher:
         if not isinstance(goal, str):
             raise TypeError(f"Watcher(goal={goal!r}): expected text (or '' when no task is known)")
         self.device = device
-        self.config = config or TTIRConfig()
+        self.config = as_config(config)
         self.goal = goal
         self.on_intervention = on_intervention
         self.clock = clock
@@ -235,7 +236,7 @@ def watch_for(watcher: Watcher, duration_s: Optional[float] = None, stop: Option
 
 
 @contextmanager
-def watching(device: Any, config: Optional[TTIRConfig] = None, *, goal: str = "",
+def watching(device: Any, config: ConfigLike = None, *, goal: str = "",
              on_intervention: Optional[Callable[[Intervention], None]] = None) -> Iterator[Watcher]:
     """Watch ``device`` on a thread of its own for the ``with`` block::
 
@@ -246,7 +247,8 @@ def watching(device: Any, config: Optional[TTIRConfig] = None, *, goal: str = ""
     Args:
         device: a serial (an ``AdbDevice`` is opened for it) or a phone object with
             ``observe()`` and ``execute(action)`` that nothing else uses meanwhile.
-        config: the guard's config (``watch``, ``interference``, ``recovery``).
+        config: the guard's config (``watch``, ``interference``, ``recovery``): a TTIRConfig, a YAML
+            path or a mapping, as :func:`ttir.guard` takes.
         goal: the task, when one is known.
         on_intervention: called with each :class:`Intervention`, on the watcher's thread.
 

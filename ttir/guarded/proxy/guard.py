@@ -31,7 +31,7 @@ from typing import Any, Callable, Literal, Optional, Protocol, get_args
 from loguru import logger
 from pydantic import BaseModel, Field
 
-from ttir.core.config import TTIRConfig
+from ttir.core.config import ConfigLike, as_config
 from ttir.core.types import Action, AgentStep, Observation
 from ttir.guarded.middleware import GuardedAgent, guard, screen_signature
 from ttir.guarded.proxy.commands import input_actions
@@ -100,7 +100,8 @@ class ProxyGuard:
 
     Args:
         phone: the device (:class:`Phone`).
-        config: the guard's config (checks, recovery budget, interference …).
+        config: the guard's config (checks, recovery budget, interference …): a TTIRConfig, a
+            YAML path or a mapping, as :func:`ttir.guard` takes.
         goal: the task, when known: task alignment runs only with a goal.
         cache: the screens the agent pulled (a fresh one spares a dump).
         on_intervention: called with each :class:`ProxyIntervention`.
@@ -108,13 +109,13 @@ class ProxyGuard:
         clock: the time source.
     """
 
-    def __init__(self, phone: Phone, config: Optional[TTIRConfig] = None, *, goal: str = "",
+    def __init__(self, phone: Phone, config: ConfigLike = None, *, goal: str = "",
                  cache: Optional[ScreenCache] = None,
                  on_intervention: Optional[Callable[[ProxyIntervention], None]] = None, settle_s: float = 0.0,
                  clock: Callable[[], float] = time.monotonic):
         if not isinstance(goal, str):
             raise TypeError(f"ProxyGuard(goal={goal!r}): expected text (or '' when no task is known)")
-        config = (config or TTIRConfig()).model_copy(deep=True)
+        config = as_config(config).model_copy(deep=True)
         if not goal:
             config.task_alignment.mode = "off"  # no goal to align with
         self.phone, self.config, self.goal = phone, config, goal
