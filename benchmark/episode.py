@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import time
 import traceback
 from typing import Any, Callable, Literal, Optional
@@ -11,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.device import ActionError
 from ttir.core.types import AgentStep, Observation, as_agent, as_step
+from ttir.core.validation import short_repr
 
 # How an episode ended: the agent declared the goal done (status complete) or infeasible,
 # the step budget ran out, or the agent (or the harness) raised.
@@ -89,6 +91,23 @@ def _drain(obj: Any) -> list[dict[str, Any]]:
     return list(pop()) if callable(pop) else []
 
 
+def _check_episode_arguments(device: Any, task: Any, budget: Any) -> None:
+    """A caller's mistake named before anything runs: a task's name for the task reached
+    ``task.budget`` as an AttributeError, and a budget of 0, -1 or 2.5 ran 0 or 2 steps silently."""
+    missing = [m for m in ("reset", "execute", "observe") if not callable(getattr(device, m, None))]
+    if missing:
+        raise TypeError(f"device={type(device).__name__!r} is not a device: it has no {', '.join(missing)}(); "
+                        "expected a benchmark.SimDevice, an AdbDevice or a PerturbedDevice around one")
+    if not (isinstance(getattr(task, "goal", None), str) and callable(getattr(task, "verify", None))):  # a Task, or
+        # a wrapper of one (a served phone's PhoneTask)
+        hint = f"make_task({task!r})" if isinstance(task, str) else "make_task('ContactsAddContact')"
+        raise TypeError(f"task={type(task).__name__!r} ({short_repr(task)}) is not a task: expected a benchmark task, "
+                        f"e.g. benchmark.{hint} (see `ttir tasks`)")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, numbers.Integral) or budget < 1):
+        raise ValueError(f"budget={short_repr(budget)} must be a whole number of steps, 1 or more; leave it out "
+                         f"for the task's own ({task.budget})")
+
+
 def run_episode(
     device: Any,
     task: Any,
@@ -122,7 +141,13 @@ def run_episode(
 
     Returns:
         The :class:`EpisodeResult`: success (done-gated), verified, termination, the trajectory.
+
+    Raises:
+        TypeError: ``device`` is no device, ``task`` no task (a task's name: build it with
+            :func:`benchmark.make_task`), or ``agent`` no agent.
+        ValueError: ``budget`` is not a whole number of steps, 1 or more.
     """
+    _check_episode_arguments(device, task, budget)
     agent = as_agent(agent)
     budget = int(budget if budget is not None else task.budget)
     t_start = time.perf_counter()

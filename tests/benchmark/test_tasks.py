@@ -47,6 +47,30 @@ def test_same_seed_identical_screenshots():
     assert shots(7) != shots(8)
 
 
+@pytest.mark.parametrize("args, error, message", [
+    ((SimDevice, "SystemBrightnessMax", 5), TypeError,
+     "task='str' ('SystemBrightnessMax') is not a task: expected a benchmark task, e.g. "
+     "benchmark.make_task('SystemBrightnessMax')"),
+    ((None, "task", 5), TypeError, "device='NoneType' is not a device: it has no reset, execute, observe()"),
+    ((SimDevice, "task", 0), ValueError, "budget=0 must be a whole number of steps, 1 or more; leave it out for "
+                                          "the task's own (60)"),
+    ((SimDevice, "task", -1), ValueError, "budget=-1 must be a whole number"),
+    ((SimDevice, "task", 2.5), ValueError, "budget=2.5 must be a whole number"),
+    ((SimDevice, "task", "5"), ValueError, "budget='5' must be a whole number"),
+])
+def test_run_episode_names_a_callers_mistake_before_anything_runs(args, error, message):
+    # before: a name for the task failed on task.budget (AttributeError); budgets 0, -1, 2.5 and '5' ran 0, 0,
+    # 2 and 5 steps without a word
+    make_device, task, budget = args
+    task = make_task("SystemBrightnessMax") if task == "task" else task
+    device = make_device() if make_device is not None else None
+    agent = ReferenceAgent(make_task("SystemBrightnessMax").reference_solution())
+    with pytest.raises(error) as info:
+        run_episode(device, task, agent, budget)
+    assert message in str(info.value)
+    assert run_episode(SimDevice(), make_task("SystemBrightnessMax"), agent, budget=1).budget == 1
+
+
 def test_task_registry_names_and_budget():
     assert len(TASKS) >= 30 or pytest.skip("apps still landing")  # the foundation goal
     t = make_task("ContactsAddContact")
