@@ -13,15 +13,17 @@ import atexit
 import random
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Union
 
 from loguru import logger
 
 from benchmark.device import ActionError, DeviceSettings
 from perturb.base import Perturbation
 from perturb.events import PerturbationEvent, check_event
+from perturb.registry import make
 from perturb.overlay.manager import OverlayManager
 from ttir.core.types import ENDING_TYPES, Action, Observation
+from ttir.core.validation import short_repr
 
 RAW_HISTORY = 12  # raw frames kept for stale-frame perturbations
 
@@ -105,12 +107,37 @@ class PerturbationContext:
 
 
 class PerturbedDevice:
-    """``PerturbedDevice(device, perturbations, seed=…)`` — the perturbed MDP."""
+    """``PerturbedDevice(device, perturbations, seed=…)`` — the perturbed MDP.
 
-    def __init__(self, device: Any, perturbations: Iterable[Perturbation] = (), *, seed: int = 0,
+    Args:
+        device: the phone underneath (a :class:`benchmark.SimDevice`, an ``AdbDevice``).
+        perturbations: the perturbations, each once: built ones (``perturb.make("popup_security",
+            …)``) or names, built with their defaults.
+        seed: the episode's seed; every random choice of the perturbations comes from it.
+        budget: the episode's step budget (timings relative to it), None: the task's.
+
+    Raises:
+        TypeError: ``device`` is no device, or ``perturbations`` is not a list of perturbations or names.
+        ttir.core.errors.UnknownNameError: a name is no perturbation (the closest one suggested).
+        ValueError: a perturbation appears twice.
+    """
+
+    def __init__(self, device: Any, perturbations: Iterable[Union[Perturbation, str]] = (), *, seed: int = 0,
                  budget: Optional[int] = None):
+        missing = [m for m in ("reset", "execute", "observe") if not callable(getattr(device, m, None))]
+        if missing:
+            raise TypeError(f"PerturbedDevice(device={type(device).__name__!r}): not a device, it has no "
+                            f"{', '.join(missing)}(); expected a benchmark.SimDevice or an AdbDevice")
+        if isinstance(perturbations, (str, Perturbation)):
+            raise TypeError(f"PerturbedDevice(perturbations={short_repr(perturbations)}): expected a list, "
+                            f"e.g. [{short_repr(perturbations)}]")
         self.inner = device
-        self.perturbations: list[Perturbation] = list(perturbations)
+        # a name is built with its defaults (perturb.make), as a spec's perturbations are
+        self.perturbations: list[Perturbation] = [make(p) if isinstance(p, str) else p for p in perturbations]
+        wrong = next((p for p in self.perturbations if not isinstance(p, Perturbation)), None)
+        if wrong is not None:
+            raise TypeError(f"PerturbedDevice(perturbations=[… {short_repr(wrong)} …]): {type(wrong).__name__} is no "
+                            "perturbation; expected perturb.make('popup_security') or a name (see `ttir perturbations`)")
         names = [p.name for p in self.perturbations]
         if len(set(names)) != len(names):
             raise ValueError(f"perturbations={names}: each perturbation may appear once")
