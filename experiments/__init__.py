@@ -46,6 +46,7 @@ def run(spec: Union["ExperimentSpec", str, Path, Mapping[str, Any]], out: Union[
         The run's summary (also written to ``out/run.json``).
 
     Raises:
+        TypeError: ``spec`` or ``agents`` is none of the kinds above.
         ValueError: the spec is invalid (the message names each bad key), or ``agents`` names a
             spec agent that is not kind ``python``.
         experiments.runner.RunFolderBusy: another process runs into ``out``.
@@ -55,6 +56,12 @@ def run(spec: Union["ExperimentSpec", str, Path, Mapping[str, Any]], out: Union[
     from experiments.runner import run as run_spec
     from experiments.spec import AgentSpec, ExperimentSpec
 
+    if not isinstance(spec, (str, Path, Mapping, ExperimentSpec)):
+        raise TypeError(f"spec={spec!r:.80} ({type(spec).__name__}): expected the path of a spec file, a mapping of "
+                        "one or an ExperimentSpec, e.g. experiments.run('experiments/specs/quickstart.yaml')")
+    if agents is not None and not isinstance(agents, Mapping):
+        raise TypeError(f"agents={agents!r:.80} ({type(agents).__name__}): expected {{agent name: factory}}, e.g. "
+                        "agents={'mine': make_agent} with def make_agent(facts, **params) -> Agent")
     with factories_registered(agents):  # for this run only; first: loading the spec builds each agent once
         if isinstance(spec, (str, Path)):
             spec = ExperimentSpec.from_yaml(spec)

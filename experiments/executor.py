@@ -9,12 +9,17 @@ the end. The Ray executor (``experiments.ray.executor``) implements the same two
 from __future__ import annotations
 
 import gc
+import inspect
 import multiprocessing as mp
 import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Optional, Protocol, get_args
 
 from experiments.spec import EpisodeSpec
+from ttir.core.errors import did_you_mean
+
+ExecutorName = Literal["local", "ray"]  # where a run's episodes run: worker processes here, or a Ray cluster
+EXECUTOR_NAMES: tuple[ExecutorName, ...] = get_args(ExecutorName)
 
 RunFn = Callable[..., dict[str, Any]]
 
@@ -121,6 +126,35 @@ def warm_up() -> None:
     SimDevice().observe()
 
 
+def check_executor(kind: str, options: Mapping[str, Any]) -> None:
+    """Refuse an unknown executor or an option it does not take, before a run folder is touched
+    (an unknown one was found only after the folder was claimed; an option the local executor
+    does not take was dropped without a word).
+
+    Args:
+        kind: ``local`` or ``ray``.
+        options: the executor's options besides ``devices`` (which the runner passes).
+
+    Raises:
+        ValueError: the executor or an option is unknown (the message lists what it takes).
+    """
+    if kind not in EXECUTOR_NAMES:
+        raise ValueError(f"executor={kind!r} is unknown; expected {' or '.join(EXECUTOR_NAMES)}"
+                         f"{did_you_mean(str(kind), EXECUTOR_NAMES)}")
+    extra = sorted(set(options) - {"devices"})
+    if kind == "local" and extra:
+        raise ValueError(f"executor option(s) {', '.join(extra)}: the local executor takes none; address and the "
+                         "others are the Ray executor's (executor='ray')")
+    if kind == "ray" and extra:
+        from experiments.ray.executor import RayExecutor  # ray itself is imported when a cluster starts
+
+        known = [n for n in inspect.signature(RayExecutor).parameters if n not in ("workers", "devices")]
+        unknown = [n for n in extra if n not in known]
+        if unknown:
+            raise ValueError(f"executor option(s) {', '.join(unknown)}: the Ray executor takes {', '.join(known)}"
+                             f"{did_you_mean(unknown[0], known)}")
+
+
 def make_executor(kind: str = "local", workers: int = 1, **options: Any) -> Executor:
     if kind == "local":
         devices = options.get("devices")
@@ -132,4 +166,4 @@ def make_executor(kind: str = "local", workers: int = 1, **options: Any) -> Exec
         from experiments.ray.executor import RayExecutor
 
         return RayExecutor(workers=workers, **options)
-    raise ValueError(f"executor={kind!r} is unknown; expected local or ray")
+    check_executor(kind, {})  # raises: an unknown executor

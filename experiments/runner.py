@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 from loguru import logger
 
-from experiments.executor import make_executor
+from experiments.executor import check_executor, make_executor
 from experiments.spec import EpisodeSpec, ExperimentSpec
 from experiments.store import RunStore
 
@@ -58,7 +58,8 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
         The run's summary (also written to ``out/run.json``).
 
     Raises:
-        ValueError: ``workers`` is not a whole number of 1 or more (nothing is written).
+        ValueError: ``workers`` is not a whole number of 1 or more, or ``executor`` or one of its
+            options is unknown (nothing is written).
         NotADirectoryError: ``out`` is an existing file.
         RunFolderBusy: another process runs into ``out``.
         SpecChanged: ``out`` holds episodes of another spec and ``force`` is not set.
@@ -69,6 +70,7 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
         # before the run folder is touched: a bad count leaves nothing behind
         raise ValueError(f"workers={workers!r} must be a whole number of worker processes, 1 or more; "
                          f"leave it out to use the spec's `workers` ({spec.workers})")
+    check_executor(executor, executor_options)  # before the run folder is touched, as the worker count
     with factories_registered(factories):  # this run's only: not a later spec's agent of the same name
         spec.check()  # a bad parameter fails now, not once per episode
         store = RunStore(out)

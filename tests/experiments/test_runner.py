@@ -271,6 +271,35 @@ def test_a_worker_count_below_one_is_refused_before_anything_is_written(tmp_path
     assert not out.exists()
 
 
+@pytest.mark.parametrize("executor, options, message", [
+    ("rey", {}, "executor='rey' is unknown; expected local or ray; did you mean 'ray'?"),
+    ("local", {"address": "auto"}, "executor option(s) address: the local executor takes none"),
+    ("ray", {"adress": "auto"}, "executor option(s) adress: the Ray executor takes address"),
+])
+def test_an_unknown_executor_or_option_is_refused_before_anything_is_written(tmp_path, executor, options, message):
+    # 'rey' failed only after the run folder was claimed; an option the local executor does not take was dropped
+    spec = ExperimentSpec.from_yaml(_write(tmp_path, TINY_YAML))
+    out = tmp_path / "run"
+    with pytest.raises(ValueError) as info:
+        run(spec, out, executor=executor, progress=False, **options)
+    assert message in str(info.value)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"spec": 42}, "spec=42 (int): expected the path of a spec file, a mapping of one or an ExperimentSpec"),
+    ({"agents": ["mine"]}, "agents=['mine'] (list): expected {agent name: factory}"),
+])
+def test_the_python_run_names_a_spec_or_agents_of_the_wrong_kind(tmp_path, kwargs, message):
+    import experiments
+
+    kwargs = {"spec": _write(tmp_path, TINY_YAML), **kwargs}
+    with pytest.raises(TypeError) as info:
+        experiments.run(kwargs.pop("spec"), tmp_path / "run", progress=False, **kwargs)
+    assert message in str(info.value)
+    assert not (tmp_path / "run").exists()
+
+
 def test_an_out_path_that_is_a_file_is_refused_and_left_as_it_was(tmp_path, capsys):
     from ttir.cli import main
 
