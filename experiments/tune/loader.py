@@ -17,7 +17,9 @@ from PIL import Image
 
 from ttir.core.diagnosis import DiagnosisContext
 from experiments.tune.schema import HistoryEntry, ObservationRef, StepRow
+from ttir.core.dump import MAX_CHARS as MAX_DUMP_CHARS
 from ttir.core.types import Action, AgentStep, Observation, StepRecord
+from ttir.core.validation import read_text_file
 
 CACHE_SIZE = 80  # > the guard's 64-step history + 1; each screenshot is held at screen size (~8 MB)
 
@@ -55,12 +57,15 @@ class ObservationLoader:
             if ref.xml.lstrip().startswith("<"):
                 xml = ref.xml
             else:
-                xml = self._path(ref.xml, row_id, f"{field}.xml").read_text(encoding="utf-8")
+                path = self._path(ref.xml, row_id, f"{field}.xml")
+                try:  # bounded: a dataset is a user's file, and its paths may name anything (/dev/zero)
+                    xml = read_text_file(path, "screen dump", max_bytes=MAX_DUMP_CHARS, typical="under 3 MB")
+                except ValueError as exc:
+                    raise ValueError(f"row {row_id}: {field}.xml: {exc}") from None
         shot = None
         if ref.screenshot:
             p = self._path(ref.screenshot, row_id, f"{field}.screenshot")
-            with Image.open(p) as im:
-                shot = im.convert("RGB")
+            shot = _read_screenshot(p, row_id, field)
         if xml is not None:
             try:
                 tree = Observation.from_xml(xml, foreground=ref.foreground, step=step)
@@ -96,6 +101,22 @@ class ObservationLoader:
             pending = AgentStep(action=Action(**row.pending.action), thought=row.pending.thought,
                                 summary=row.pending.summary)
         return DiagnosisContext(goal=row.goal, observation=current, history=records, pending=pending)
+
+
+def _read_screenshot(path: Path, row_id: str, field: str) -> Image.Image:
+    """A row's screenshot as RGB: a regular image file of at most :data:`MAX_SCREEN_PIXELS` pixels
+    (checked from its header, before its pixels are decoded)."""
+    if not path.is_file():
+        raise ValueError(f"row {row_id}: {field}.screenshot: {path} is not a regular file; expected a PNG or JPEG")
+    try:
+        with Image.open(path) as im:
+            if im.width * im.height > MAX_SCREEN_PIXELS:
+                raise ValueError(f"row {row_id}: {field}.screenshot: {path} is {im.width}x{im.height} pixels; "
+                                 f"expected a phone's screenshot (at most {MAX_SCREEN_PIXELS:,} pixels)")
+            return im.convert("RGB")
+    except (OSError, Image.DecompressionBombError) as exc:
+        raise ValueError(f"row {row_id}: {field}.screenshot: {path} is no image PIL can read ({exc}); "
+                         "expected a PNG or JPEG") from None
 
 
 def is_claim(row: StepRow) -> bool:

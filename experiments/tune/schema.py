@@ -38,8 +38,12 @@ from typing import Any, Iterator, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ttir.core.dump import MAX_CHARS as MAX_DUMP_CHARS
 from ttir.core.types import Action
 from ttir.core.validation import error_lines
+
+# the longest line read: a row may hold its screen's dump inline, and its history's (a few screens)
+MAX_LINE_CHARS = 4 * MAX_DUMP_CHARS
 
 
 class ObservationRef(BaseModel):
@@ -142,7 +146,15 @@ def read_rows(path: Union[str, Path]) -> Iterator[StepRow]:
     """Every row of a dataset, validated; a bad line raises naming the file, line and field."""
     f = dataset_file(path)
     with f.open("r", encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
+        n = 0
+        while True:
+            line = fh.readline(MAX_LINE_CHARS + 1)  # bounded: a line of /dev/zero or a file with no newline
+            if not line:
+                break
+            n += 1
+            if len(line) > MAX_LINE_CHARS:
+                raise ValueError(f"{f}:{n}: the line is longer than {MAX_LINE_CHARS:,} characters; a step row holds "
+                                 "file paths, or its screens' dumps inline")
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             try:

@@ -107,6 +107,37 @@ def test_bad_rows_name_the_line_and_field(tmp_path: Path) -> None:
         evaluate_dataset(p, [Variant("rules", "rules", TTIRConfig())])
 
 
+@pytest.mark.parametrize("field, target, message", [
+    ("xml", "/dev/zero", "observation.xml: screen dump file /dev/zero is not a regular file"),
+    ("xml", "big.xml", "the screen dump file is larger than 8,388,608 bytes"),
+    ("screenshot", "/dev/zero", "observation.screenshot: /dev/zero is not a regular file; expected a PNG or JPEG"),
+    ("screenshot", "notes.png", "notes.png is no image PIL can read"),
+])
+def test_a_rows_files_are_read_within_bounds(tmp_path: Path, field: str, target: str, message: str) -> None:
+    # a dataset is a user's file: its paths may name a device file or a huge one, which were read whole
+    # (a worker ran out of memory on /dev/zero: BrokenProcessPool)
+    if target.startswith("/dev/") and not Path(target).exists():
+        pytest.skip(f"{target} is POSIX only")
+    (tmp_path / "big.xml").write_bytes(b"<hierarchy>" + b" " * (8 * 1024 * 1024))
+    (tmp_path / "notes.png").write_text("not an image", encoding="utf-8")
+    p = tmp_path / "steps.jsonl"
+    p.write_text(json.dumps({"goal": "x", "observation": {field: target}, "labels": {"interference_present": False}})
+                 + "\n", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        evaluate_dataset(p, [Variant("rules", "rules", TTIRConfig())])
+    assert message in str(info.value)
+
+
+def test_a_line_longer_than_a_row_can_be_is_refused_not_read_whole(tmp_path: Path, monkeypatch) -> None:
+    import experiments.tune.schema as schema
+
+    monkeypatch.setattr(schema, "MAX_LINE_CHARS", 100)
+    p = tmp_path / "steps.jsonl"
+    p.write_text('{"goal": "x"}\n' + "x" * 500, encoding="utf-8")  # a line with no end, as /dev/zero's
+    with pytest.raises(ValueError, match=r"steps.jsonl:2: the line is longer than 100 characters"):
+        list(read_rows(p))
+
+
 def test_cli_eval_json_on_a_user_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from ttir.cli import main
 

@@ -346,8 +346,10 @@ def _node_lines(node: yaml.Node, path: tuple[str, ...], out: LineMap) -> None:
                 stack.append((item, sub))
 
 
-def read_text_file(path: Union[str, Path], what: str, *, max_bytes: int = MAX_YAML_BYTES) -> str:
-    """The UTF-8 text of a user's file, at most ``max_bytes`` long; errors name the file and ``what``."""
+def read_text_file(path: Union[str, Path], what: str, *, max_bytes: int = MAX_YAML_BYTES,
+                   typical: str = "a few KB") -> str:
+    """The UTF-8 text of a user's file, at most ``max_bytes`` long; errors name the file and ``what``
+    (``typical``: how large such a file is, for the message on a larger one)."""
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"{what} file {p} does not exist")
@@ -356,7 +358,7 @@ def read_text_file(path: Union[str, Path], what: str, *, max_bytes: int = MAX_YA
     with p.open("rb") as fh:
         data = fh.read(max_bytes + 1)
     if len(data) > max_bytes:
-        raise ValueError(f"{p}: the {what} file is larger than {max_bytes:,} bytes; a {what} is a few KB")
+        raise ValueError(f"{p}: the {what} file is larger than {max_bytes:,} bytes; a {what} is {typical}")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
