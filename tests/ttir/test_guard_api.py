@@ -224,3 +224,16 @@ def test_the_watcher_and_the_proxy_guard_take_the_config_as_the_guard_does(tmp_p
     for make in (ttir.Watcher, ProxyGuard):
         with pytest.raises(TypeError, match=r"config=5 \(int\): expected a ttir.TTIRConfig"):
             make(SimDevice(), 5)
+
+
+@pytest.mark.parametrize("goal", ["", "   \n"])
+def test_an_empty_goal_is_refused_while_task_alignment_reads_it(goal):
+    agent = ttir.guard(_Agent())
+    with pytest.raises(ValueError, match=r"the goal is empty, and task alignment compares every screen with it"):
+        agent.reset(goal)
+    with pytest.raises(ValueError, match=r"start_with_history\(goal=.*\): the goal is empty"):
+        agent.start_with_history(goal, [])
+    agent.reset("Turn on Wi-Fi")  # the guard is still usable
+    assert agent.step(SimDevice().observe()).action.action_type == "wait"
+    # no task is a choice once task alignment is off (ttir proxy's guard with no --goal)
+    ttir.guard(_Agent(), config={"task_alignment": {"mode": "off"}}).reset(goal)

@@ -487,6 +487,19 @@ _CONCURRENT = ("one guard stepped from two threads (or tasks) at once: its histo
                "give each episode its own guard, e.g. ttir.guard(make_agent()) per thread")
 
 
+def _check_goal(goal: Any, method: str, config: TTIRConfig) -> None:
+    """A goal the checks can compare screens against: text, and not empty while task alignment is on
+    (it compares every screen with the goal: an empty one left it nothing to read, without a word).
+    With task alignment off, no goal is a choice (``ttir proxy`` and ``ttir watch`` with no task)."""
+    if not isinstance(goal, str):
+        raise ConfigError(f"{method}(goal={goal!r:.80}): expected the task's goal as a str, got "
+                          f"{type(goal).__name__}; e.g. agent.reset(\"Turn on Wi-Fi\")")
+    if not goal.strip() and config.enabled and config.task_alignment.mode != "off":
+        raise ConfigError(f"{method}(goal={goal!r}): the goal is empty, and task alignment compares every screen "
+                          "with it: pass the task's instruction, e.g. agent.reset(\"Turn on Wi-Fi\"), or, with no "
+                          "task, switch task alignment off (task_alignment: {mode: off}, as ttir proxy does)")
+
+
 class GuardedAgent:
     """A guarded agent: same ``reset(goal)`` / ``step(obs)`` interface as the one it wraps.
 
@@ -533,12 +546,11 @@ class GuardedAgent:
             goal: the task in natural language; every check compares the screens against it.
 
         Raises:
-            ttir.core.errors.ConfigError: ``goal`` is not a str (a ``ValueError``).
+            ttir.core.errors.ConfigError: ``goal`` is not a str, or is empty while task alignment is
+                on (a ``ValueError``).
             Exception: whatever the wrapped agent's ``reset`` raises, unchanged.
         """
-        if not isinstance(goal, str):
-            raise ConfigError(f"reset(goal={goal!r:.80}): expected the task's goal as a str, got "
-                              f"{type(goal).__name__}; e.g. agent.reset(\"Turn on Wi-Fi\")")
+        _check_goal(goal, "reset", self.config)
         self._core.finish()
         self.inner.reset(goal)
         self._core.reset(goal)
@@ -553,7 +565,11 @@ class GuardedAgent:
             goal: the task in natural language.
             history: the steps already taken, oldest first; the last one is the step whose
                 effect the next observation shows.
+
+        Raises:
+            ttir.core.errors.ConfigError: ``goal`` is not a str, or is empty while task alignment is on.
         """
+        _check_goal(goal, "start_with_history", self.config)
         self._core.finish()
         self._core.reset(goal)
         self._core.started = True
