@@ -79,6 +79,28 @@ def test_an_unknown_task_gets_the_suggestion_not_every_name(capsys):
     assert "SystemWifiTurnOn" not in err and len(err) < 300
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["show", "ContactsAddContact", "--step", "-1"], "argument --step: '-1' is not a whole number of 0 or more"),
+    (["tune", "build", "runs/x", "--out", "ds", "--per-perturbation", "0"],
+     "argument --per-perturbation: '0' is not a whole number of 1 or more"),
+    (["tune", "eval", "ds", "--workers", "0"], "argument --workers: '0' is not a whole number of 1 or more"),
+    (["checkpoints", "prefs", "ck", "--repeats", "0"], "argument --repeats: '0' is not a whole number of 1 or more"),
+])
+def test_a_count_below_its_least_is_refused_as_the_command_line_is_read(argv, message, capsys):
+    # argparse's int let --step -1 run as 0 and --per-perturbation 0 build an empty dataset, without a word
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_setting_out_of_its_range_reads_in_the_configs_words_not_pydantics(capsys):
+    assert main(["watch", "--serial", "emulator-5554", "--interval", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "ttir watch: error: invalid setting: interval_s: Input should be greater than or equal to 0.05 (got 0.0)" in err
+    assert "pydantic" not in err and "WatchConfig" not in err
+
+
 @pytest.mark.parametrize("argv, prog, unknown", [(["demo", "--task", "ContactsAddContact"], "ttir demo", "--task"),
                                                 (["tune", "eval", "--real", "--bogus"], "ttir tune eval", "--bogus"),
                                                 (["perturbations", "--layer", "ui"], "ttir perturbations", "--layer ui")])

@@ -9,7 +9,10 @@ import importlib
 import sys
 from typing import Any, Optional, Sequence
 
+from pydantic import ValidationError
+
 from ttir.core.errors import TTIRError
+from ttir.core.validation import error_lines
 
 
 # group -> command (module name, '-' for '_') -> one-line help, in the order `ttir --help` shows them.
@@ -163,9 +166,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def _error_text(exc: BaseException) -> str:
     """One line for an error: an OS error's cause and path (its ``args[0]`` is an errno, not a
-    message), otherwise the message (a KeyError's without the quotes ``str`` adds)."""
+    message), a validation error's problems one per line in the config's own words (pydantic's
+    text names its classes and a web page), otherwise the message (a KeyError's without the
+    quotes ``str`` adds)."""
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror + (f" ({exc.filename})" if exc.filename else "")
+    if isinstance(exc, ValidationError):
+        return "invalid setting: " + "; ".join(error_lines(exc))
     return str(exc.args[0]) if exc.args else str(exc)
 
 

@@ -3,7 +3,8 @@
 - :func:`writable_file`: an option naming a file the command writes, checked while the command
   line is read;
 - :func:`output_folder`: an option naming a folder the command writes into, checked the same way
-  (nothing is made until the command runs).
+  (nothing is made until the command runs);
+- :func:`count` and :func:`positive_count`: an option counting steps or items (0 or more, 1 or more).
 """
 
 from __future__ import annotations
@@ -69,4 +70,46 @@ def output_folder(value: str) -> Path:
     return path
 
 
-__all__ = ["output_folder", "writable_file"]
+def count(value: str) -> int:
+    """The ``type`` of an option counting something that may be none (``--step 0``): a whole
+    number of 0 or more (argparse's ``int`` let ``--step -1`` through, and it ran as 0).
+
+    Args:
+        value: the option's text.
+
+    Returns:
+        The number.
+
+    Raises:
+        argparse.ArgumentTypeError: not a whole number, or below 0.
+    """
+    return _whole_number(value, 0)
+
+
+def positive_count(value: str) -> int:
+    """The ``type`` of an option counting something there must be some of (``--per-perturbation 0``
+    built an empty dataset without a word): a whole number of 1 or more.
+
+    Args:
+        value: the option's text.
+
+    Returns:
+        The number.
+
+    Raises:
+        argparse.ArgumentTypeError: not a whole number, or below 1.
+    """
+    return _whole_number(value, 1)
+
+
+def _whole_number(value: str, least: int) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = None
+    if n is None or n < least:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of {least} or more")
+    return n
+
+
+__all__ = ["count", "output_folder", "positive_count", "writable_file"]

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ttir.cli.arguments import writable_file
+from ttir.cli.arguments import positive_count, writable_file
 
 DESCRIPTION = """\
 AndroidFlux-style recovery checkpoints (docs/checkpoints.md).
@@ -46,9 +46,9 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--positions", default="t-3,t-1,t,t+1,t+1+", help="checkpoint positions around the first error t "
                                                                 "(default t-3,t-1,t,t+1,t+1+; t+1+: the error, then an injected correct action)")
     p.add_argument("--run", type=Path, default=None, help="export: a run started from_checkpoints (its outcomes)")
-    p.add_argument("--repeats", type=int, default=2, help="prefs: seeds of the source agent in the panel (default 2)")
-    p.add_argument("--margin", type=int, default=2, help="prefs: least difference in panel successes for a pair (default 2)")
-    p.add_argument("--workers", type=int, default=1, help="prefs: worker processes for the rollouts (default 1)")
+    p.add_argument("--repeats", type=positive_count, default=2, help="prefs: seeds of the source agent in the panel (default 2)")
+    p.add_argument("--margin", type=positive_count, default=2, help="prefs: least difference in panel successes for a pair (default 2)")
+    p.add_argument("--workers", type=positive_count, default=1, help="prefs: worker processes for the rollouts (default 1)")
     p.add_argument("--base-url", default=None, help="judge: the endpoint (default $TTIR_VLM_BASE_URL)")
     p.add_argument("--model", default=None, help="judge: the model name (default $TTIR_VLM_MODEL)")
     p.add_argument("--api-key", default=None, help="judge: the API key (default $TTIR_VLM_API_KEY)")

@@ -7,7 +7,7 @@ import json
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Optional, TextIO
+from typing import Any, TextIO
 
 from ttir.cli.stopping import StopSignal
 

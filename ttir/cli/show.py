@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ttir.cli.arguments import output_folder
+from ttir.cli.arguments import count, output_folder
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
@@ -20,7 +20,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("task", help="task name (see `ttir tasks`)")
     p.add_argument("--perturb", default=None, metavar="NAME",
                    help="perturbation name (see `ttir perturbations`); without it, only the clean screen")
-    p.add_argument("--step", type=int, default=None, metavar="K",
+    p.add_argument("--step", type=count, default=None, metavar="K",
                    help="show the observation after K actions (default: the first step at which the perturbation "
                         "took effect). When it has not fired by then, only clean.png is written and the command "
                         "says when it would fire (exit status 1)")

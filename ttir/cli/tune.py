@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ttir.cli.arguments import output_folder, writable_file
+from ttir.cli.arguments import output_folder, positive_count, writable_file
 
 FORMAT_HELP = """\
 A dataset is a folder with steps.jsonl (from `ttir tune build`) or any JSONL file
@@ -142,7 +142,7 @@ def _build_parser(tsub: Any) -> None:
     p.add_argument("--history", type=int, default=16, help="past steps kept per row (default 16)")
     p.add_argument("--link", choices=["hard", "copy", "symlink"], default="hard",
                    help="how screenshots / XML get into the dataset (default: hard links, copies across filesystems)")
-    p.add_argument("--per-perturbation", type=int, default=None, metavar="K",
+    p.add_argument("--per-perturbation", type=positive_count, default=None, metavar="K",
                    help="keep a seeded sample of K task instances per perturbation (every agent of each)")
     p.add_argument("--seed", type=int, default=0, help="seed of --per-perturbation (default 0)")
     p.add_argument("--agent", action="append", default=None, metavar="NAME", help="only this agent (repeatable)")
@@ -219,7 +219,7 @@ def _eval_parser(tsub: Any) -> None:
                    help="comma-separated tiers: rules, vlm, cascade (default auto: rules, plus vlm and cascade when an "
                         "endpoint is configured)")
     _selection_args(p)
-    p.add_argument("--workers", type=int, default=2, help="processes for the rule tier (default 2)")
+    p.add_argument("--workers", type=positive_count, default=2, help="processes for the rule tier (default 2)")
     p.add_argument("--min-precision", type=float, default=0.95, help="target precision (default 0.95)")
     p.add_argument("--min-recall", type=float, default=0.90, help="target recall (default 0.90)")
     p.add_argument("--max-clean-fpr", type=float, default=0.01,
@@ -370,7 +370,7 @@ def _sweep_parser(tsub: Any) -> None:
     p.add_argument("--max-fpr", type=float, default=0.01, help="false-positive ceiling for the best setting (default 0.01)")
     _config_args(p)
     _selection_args(p)
-    p.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    p.add_argument("--workers", type=positive_count, default=2, help="processes (default 2)")
     p.add_argument("--best", type=Path, default=None, metavar="YAML",
                    help="where to write the best config (default: best_config.yaml beside the dataset)")
     _output_args(p, "results")
