@@ -237,3 +237,22 @@ def test_an_empty_goal_is_refused_while_task_alignment_reads_it(goal):
     assert agent.step(SimDevice().observe()).action.action_type == "wait"
     # no task is a choice once task alignment is off (ttir proxy's guard with no --goal)
     ttir.guard(_Agent(), config={"task_alignment": {"mode": "off"}}).reset(goal)
+
+
+def test_a_users_diagnoser_that_returns_no_finding_is_recorded_not_passed_over_in_silence():
+    from recoveries import AlternativeAction
+
+    class ReturnsNone:
+        name = "mine"
+
+        def diagnose(self, ctx):
+            return None  # forgot the return: the check sat every step out and nothing said so
+
+    agent = ttir.guard(_Agent(), config=TTIRConfig.with_mode("rules"),
+                       checks=[*ttir.default_checks(), ttir.Check(ReturnsNone(), AlternativeAction())])
+    agent.reset("Turn on Wi-Fi")
+    assert agent.step(SimDevice().observe()).action.action_type == "wait"  # fails open: the agent's step
+    errors = [e for e in agent.report.errors if e.get("diagnoser") == "mine"]
+    assert len(errors) == 1, agent.report.errors  # once, though its rules (the same call) failed too
+    assert "returned None (NoneType); expected a ttir.Finding" in errors[0]["error"]
+    assert any(e["event"] == "diagnoser_error" and e["diagnoser"] == "mine" for e in agent.events)

@@ -69,7 +69,17 @@ def screen_signature(obs: Observation) -> str:
 def _rules(d: SupportsDiagnose, ctx: DiagnosisContext) -> Finding:
     """The free tier of diagnoser ``d`` (one without ``rules`` is a rule itself)."""
     rules = getattr(d, "rules", None)
-    return rules(ctx) if callable(rules) else d.diagnose(ctx)
+    return _as_finding(d, rules(ctx) if callable(rules) else d.diagnose(ctx))
+
+
+def _as_finding(d: SupportsDiagnose, f: Any) -> Finding:
+    """``f`` when it is a :class:`Finding`; else a TypeError naming the diagnoser (a user's check
+    that returned None or a dict sat every step out, and nothing said so)."""
+    if not isinstance(f, Finding):
+        raise TypeError(f"diagnoser {getattr(d, 'name', type(d).__name__)!r} returned {short_repr(f)} "
+                        f"({type(f).__name__}); expected a ttir.Finding, e.g. Finding(diagnoser=self.name, "
+                        "problem=False, verdict='false')")
+    return f
 
 
 def _checked_vlm(vlm: Any) -> Optional[VLMClient]:
@@ -271,7 +281,16 @@ class _Core:
             return None
         try:
             f = await self.finding(d, ctx)
-        except Exception:  # noqa: BLE001 - neither tier could answer: this diagnoser sits the step out
+        except Exception as exc:  # noqa: BLE001 - neither tier could answer: this diagnoser sits the step out
+            error = f"{type(exc).__name__}: {exc}"
+            if not any(e.get("step") == self.t and e.get("diagnoser") == check.name and e.get("error") == error
+                       for e in self.report.errors[-3:]):  # its rules failed as its first try did: once is enough
+                self.report.errors.append({"step": self.t, "diagnoser": check.name, "error": error})
+                self.event("diagnoser_error", diagnoser=check.name, error=error)
+                if f"{check.name}:{type(exc).__name__}" not in self._warned:
+                    self._warned.add(f"{check.name}:{type(exc).__name__}")
+                    logger.warning("ttir guard: check {} could not decide at step {} ({}); it sits the step out "
+                                   "(further ones this episode: report.errors only)", check.name, self.t, error[:200])
             return None
         record = {"step": self.t, **f.to_dict(), "diagnoser": check.name}
         self.report.findings.append(record)
@@ -295,7 +314,7 @@ class _Core:
                     # the step's call (and the judge's once-per-endpoint probe) off the event loop:
                     # diagnose() below takes the call and its cost from ctx.cache
                     self._account(await self.judge.aprepare(ctx))
-                f = d.diagnose(ctx)
+                f = _as_finding(d, d.diagnose(ctx))
             except Exception as exc:  # noqa: BLE001 - one failing diagnoser (or model) must not stop the others
                 name = getattr(d, "name", type(d).__name__)
                 self.report.errors.append({"step": self.t, "diagnoser": name, "error": f"{type(exc).__name__}: {exc}"})
