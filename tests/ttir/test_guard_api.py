@@ -256,3 +256,32 @@ def test_a_users_diagnoser_that_returns_no_finding_is_recorded_not_passed_over_i
     assert len(errors) == 1, agent.report.errors  # once, though its rules (the same call) failed too
     assert "returned None (NoneType); expected a ttir.Finding" in errors[0]["error"]
     assert any(e["event"] == "diagnoser_error" and e["diagnoser"] == "mine" for e in agent.events)
+
+
+@pytest.mark.parametrize("returned, outcome", [
+    ({"action_type": "navigate_back"}, "navigate_back"),  # an action dict, as an agent may return
+    (Action(action_type="navigate_back"), "navigate_back"),
+    ("tap", "recovery 'mine' returned 'tap' (str); expected an AgentStep, an Action or an action dict"),
+    ({"action_type": "tap"}, "recovery 'mine' returned an action that is not one"),
+])
+def test_a_users_recovery_may_return_an_action_and_is_named_when_it_returns_none_of_them(returned, outcome):
+    class Always:
+        name = "always"
+
+        def diagnose(self, ctx):
+            return ttir.Finding(diagnoser="always", problem=True, verdict="true")
+
+    class Mine:
+        name = "mine"
+
+        def next_step(self, ctx):
+            return returned
+
+    agent = ttir.guard(_Agent(), checks=[ttir.Check(Always(), Mine())])
+    agent.reset("Turn on Wi-Fi")
+    step = agent.step(SimDevice().observe())
+    if "returned" not in outcome:
+        assert step.action.action_type == outcome and not agent.report.errors
+    else:  # fails open on the user's recovery, its error named (an AttributeError from inside the guard before)
+        assert step.action.action_type == "wait"
+        assert outcome in agent.report.errors[0]["error"]

@@ -111,6 +111,7 @@ class Recovery(ABC):
 @runtime_checkable
 class SupportsNextStep(Protocol):
     """What a check's recovery must offer at least: ``next_step(ctx)``, the next corrective step
+    (an :class:`AgentStep`; the guard also takes an ``Action`` or an action dict, as from an agent)
     or None. A :class:`Recovery` offers it with tiers, a cost and a name."""
 
     def next_step(self, ctx: RecoveryContext) -> Optional[AgentStep]: ...

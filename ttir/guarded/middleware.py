@@ -29,7 +29,7 @@ from ttir.model.deadline import model_deadline, paused_deadline
 from ttir.guarded.report import GUARD_EVENT_NAMES, GuardEventName, GuardReport, SessionRecord, StepUsage
 from ttir.core.diagnosis import Cost, DiagnosisContext, Finding, SupportsDiagnose
 from ttir.core.recovery import Recovery, RecoveryContext
-from ttir.core.types import AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
+from ttir.core.types import Action, AgentStep, Observation, StepRecord, as_agent, as_step, is_async_agent
 from ttir.core.validation import short_repr
 from ttir.model.client import VLMClient, run_sync
 
@@ -429,7 +429,17 @@ class _Core:
             self._account(s.recovery.cost - before)
         for err in rctx.cache.get("errors", []):
             self.report.errors.append({"step": self.t, "recovery": s.recovery.name, "error": err})
-        return step
+        if step is None or isinstance(step, AgentStep):
+            return step
+        expected = ("expected an AgentStep, an Action or an action dict, or None when nothing is left to try")
+        if not isinstance(step, (Action, dict)):  # a user's recovery: named, not an AttributeError deep in take()
+            raise TypeError(f"recovery {s.recovery.name!r} returned {short_repr(step)} ({type(step).__name__}); "
+                            f"{expected}")
+        try:  # an Action or an action dict, as an agent may return
+            return as_step(step)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"recovery {s.recovery.name!r} returned an action that is not one: {exc}; "
+                            f"{expected}") from None
 
     def take(self, s: _Session, step: AgentStep) -> AgentStep:
         s.taken.append(step)
