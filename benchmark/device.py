@@ -6,10 +6,11 @@ from typing import Any, Literal, Optional, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ttir.core.errors import TTIRError
 from ttir.core.types import Action, Observation
 
 
-class DeviceError(RuntimeError):
+class DeviceError(TTIRError, RuntimeError):
     """The device cannot do what was asked (offline, unsupported, misconfigured)."""
 
 

@@ -15,9 +15,10 @@ from typing import Any, Callable, Optional
 
 from experiments.checkpoints.model import Checkpoint
 from experiments.checkpoints.replay import replay_prefix, screen_digest
+from ttir.core.errors import TTIRError
 
 
-class CheckpointMismatch(RuntimeError):
+class CheckpointMismatch(TTIRError, RuntimeError):
     """The replayed prefix did not restore the checkpoint's screen."""
 
 

@@ -47,7 +47,8 @@ def test_a_rule_taps_its_control_before_the_detection_is_asked():
     assert done is not None and done.kind == "rule" and done.title == "do you love"
     assert "Do you love Settings?" not in [e.text for e in env.observe().elements]  # closed
     assert any(e["event"] == "overlay_dismissed" for e in env.event_log())
-    assert watcher.summary() == {"looks": 2, "rule": 1, "dismissed": 0, "gave_up": 0, "nothing_to_try": 0, "failed": 0}
+    assert watcher.summary() == {"looks": 2, "looks_failed": 0, "rule": 1, "dismissed": 0, "gave_up": 0,
+                                 "nothing_to_try": 0, "failed": 0}
 
 
 def test_a_rule_applies_only_where_its_text_and_package_are():
@@ -175,3 +176,51 @@ def test_ttir_watch_beside_the_unchanged_agent_logs_its_interventions(adb_server
     assert lines and lines[0]["kind"] == "dismissed" and lines[0]["package"] == "com.android.permissioncontroller"
     summary = json.loads(rest.strip().splitlines()[-1].split("ttir watch: ", 1)[1])
     assert summary["dismissed"] == len([x for x in lines if x["kind"] == "dismissed"]) and summary["looks"] > 0
+
+
+def test_a_phone_that_cannot_be_read_is_named_at_the_start_and_failed_looks_are_counted():
+    import time
+
+    import ttir
+
+    class Gone(SimDevice):
+        def observe(self):
+            raise ConnectionError("device 'emulator-5556' not found")
+
+    # a wrong serial: every look failed, and the summary read as a quiet watch (10 looks, nothing failed)
+    with pytest.raises(ConnectionError, match=r"ttir.watching: cannot read the phone's screen \(ConnectionError: "
+                                              r"device 'emulator-5556' not found\); check the serial"):
+        with ttir.watching(Gone()):
+            pass
+
+    class Flaky(SimDevice):
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        def observe(self):
+            self.calls += 1
+            if self.calls > 1:  # readable at the start, then gone
+                raise ConnectionError("device offline")
+            return super().observe()
+
+    with ttir.watching(Flaky(), {"watch": {"interval_s": 0.05}}) as watcher:
+        deadline = time.monotonic() + 30
+        while watcher.looks_failed < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    summary = watcher.summary()
+    assert summary["looks_failed"] >= 2 and summary["looks_failed"] == summary["looks"]
+    assert watcher.last_error == "ConnectionError: device offline"
+
+
+
+@pytest.mark.parametrize("command", [["watch", "--duration", "1"], ["proxy", "--port", "5997"]])
+def test_a_serial_no_phone_answers_to_is_one_line_not_a_traceback(adb_server, command, capsys):
+    from ttir.cli import main
+
+    # the real adb server on its own port, no phone attached: the device error reached the terminal as a traceback
+    code = main([*command, "--serial", "emulator-5570", "--adb-port", str(adb_server.port)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "device emulator-5570 is not attached" in err and "Traceback" not in err
+    assert err.startswith(f"ttir {command[0]}: error: ")

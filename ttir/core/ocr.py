@@ -26,6 +26,8 @@ from typing import Any, Optional
 
 from loguru import logger
 
+from ttir.core.errors import TTIRError
+
 from ttir.core.types import Observation, UIElement
 
 ENGINE_PACKAGE = "rapidocr_onnxruntime"
@@ -40,7 +42,7 @@ CACHE_SIZE = 64
 THREADS_ENV = "TTIR_OCR_THREADS"  # ONNX Runtime threads per engine (default: as many as it likes)
 
 
-class OCRUnavailable(RuntimeError):
+class OCRUnavailable(TTIRError, RuntimeError):
     """The OCR extra is not installed."""
 
 

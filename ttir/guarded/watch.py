@@ -122,6 +122,8 @@ class Watcher:
         self.recovery = DismissInterference(settings=self.config.recovery)
         self.interventions: list[Intervention] = []
         self.looks = 0
+        self.looks_failed = 0  # looks that raised (the phone away, a dump that cannot be read)
+        self.last_error = ""
         self._t0 = clock()
         self._last_signature: Optional[str] = None
         self._stable = 0
@@ -194,13 +196,25 @@ class Watcher:
             self.on_intervention(item)
         return item
 
+    def look_failed(self, exc: BaseException) -> None:
+        """Count a look that raised (:func:`watch_for` calls it), so that :meth:`summary` says how many
+        of the looks saw nothing: a watch of a phone it cannot read is not a quiet watch.
+
+        Args:
+            exc: what the look raised.
+        """
+        self.looks_failed += 1
+        self.last_error = f"{type(exc).__name__}: {exc}"[:300]
+
     def summary(self) -> dict[str, int]:
-        """How many looks, and how many interventions of each kind.
+        """How many looks (and how many of them failed), and how many interventions of each kind.
 
         Returns:
-            ``{"looks": n, "rule": n, "dismissed": n, "gave_up": n, "nothing_to_try": n, "failed": n}``.
+            ``{"looks": n, "looks_failed": n, "rule": n, "dismissed": n, "gave_up": n, "nothing_to_try": n,
+            "failed": n}`` (``failed``: interventions whose action the phone refused).
         """
-        out = {"looks": self.looks, "rule": 0, "dismissed": 0, "gave_up": 0, "nothing_to_try": 0, "failed": 0}
+        out = {"looks": self.looks, "looks_failed": self.looks_failed, "rule": 0, "dismissed": 0, "gave_up": 0,
+               "nothing_to_try": 0, "failed": 0}
         for item in self.interventions:
             out[item.kind] += 1
         return out
@@ -223,6 +237,7 @@ def watch_for(watcher: Watcher, duration_s: Optional[float] = None, stop: Option
         try:
             watcher.look()
         except Exception as exc:  # noqa: BLE001 - the watch must outlive one bad look
+            watcher.look_failed(exc)
             if type(exc).__name__ not in warned:
                 warned.add(type(exc).__name__)
                 logger.warning("ttir watch: a look failed ({}: {}); watching on (further ones: DEBUG)",
@@ -253,13 +268,23 @@ def watching(device: Any, config: ConfigLike = None, *, goal: str = "",
         on_intervention: called with each :class:`Intervention`, on the watcher's thread.
 
     Returns:
-        A context manager that yields the :class:`Watcher` (its ``interventions`` and ``summary()``).
+        A context manager that yields the :class:`Watcher` (its ``interventions`` and ``summary()``,
+        which counts the looks that failed while the block ran).
+
+    Raises:
+        ConnectionError: the phone's screen cannot be read before the block starts (a wrong serial,
+            a phone not authorised).
     """
     if isinstance(device, str):
         from benchmark.devices import AdbDevice
 
         device = AdbDevice(device, settle_seconds=0, action_settle_seconds=0)
     watcher = Watcher(device, config, goal=goal, on_intervention=on_intervention)
+    try:  # one look before the block: a phone that cannot be read (a wrong serial) is the caller's to know
+        device.observe()
+    except Exception as exc:
+        raise ConnectionError(f"ttir.watching: cannot read the phone's screen ({type(exc).__name__}: {exc}); "
+                              "check the serial with `adb devices` and the phone with `ttir doctor`") from exc
     stop = threading.Event()
     thread = threading.Thread(target=watch_for, args=(watcher, None, stop), name="ttir-watch", daemon=True)
     thread.start()

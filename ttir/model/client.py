@@ -34,6 +34,7 @@ from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception
 
 from ttir.model.call_slots import SlotTimeout, aslot, slot
 from ttir.core.config import VLMConfig, env_vlm_settings
+from ttir.core.errors import TTIRError
 from ttir.model.deadline import remaining_s, take_reask
 from ttir.model.endpoint import (
     EndpointTraits,
@@ -59,7 +60,7 @@ _RETRY_STATUSES = (408, 429)
 # ------------------------------------------------------------------------ errors
 
 
-class VLMError(Exception):
+class VLMError(TTIRError):
     """Base of every model-call failure. ``usage`` says what the failed call cost."""
 
     def __init__(self, message: str, *, usage: Optional["CallUsage"] = None, status: Optional[int] = None):

