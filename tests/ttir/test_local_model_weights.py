@@ -86,3 +86,22 @@ def test_a_bad_weights_choice_is_refused_by_the_command_line(capsys):
 def test_the_cache_follows_xdg_cache_home(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert local_model.cache_dir() == Path(tmp_path) / "ttir" / "models"
+
+
+def test_a_port_in_use_is_refused_before_the_model_loads(capsys, monkeypatch):
+    import os
+    import socket
+
+    from ttir.cli import main
+
+    # the server found it only after loading, having printed "serving … on PORT"; its bind error was
+    # one line in llama.cpp's log. execve is stubbed so that a failure of the check cannot start a server
+    monkeypatch.setattr(os, "execve", lambda *a: pytest.fail("the server was started on a port in use"))
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        port = holder.getsockname()[1]
+        assert main(["serve-model", "--weights", "q4_1", "--port", str(port)]) == 1
+    captured = capsys.readouterr()
+    assert f"cannot serve on 127.0.0.1:{port}: Address already in use" in captured.err
+    assert "serving" not in captured.out and "export" not in captured.out

@@ -65,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     except LocalModelMissing as exc:
         print(f"ttir serve-model: {exc}", file=sys.stderr)
         return 2
+    if not args.print_only:
+        _check_port_free(args.port)
     print("set these to use it (another shell, or your ttir.yaml's vlm section):")
     for key, value in environment(args.port).items():
         print(f"  export {key}={value}")
@@ -76,3 +78,22 @@ def run(args: argparse.Namespace) -> int:
     sys.stderr.flush()
     os.execve(command[0], command, server_environment())  # the server replaces this process: one pid to stop
     return 0  # pragma: no cover - execve does not return
+
+
+def _check_port_free(port: int) -> None:
+    """Refuse a port something already listens on, before the model loads: the server found it only
+    after loading and printing "serving … on PORT", its bind error buried in llama.cpp's log.
+
+    Raises:
+        OSError: the port cannot be bound on 127.0.0.1 (the message says what to do).
+    """
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: a closing socket is fine
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot serve on 127.0.0.1:{port}: {exc.strerror}; is another server (an earlier "
+                                     "`ttir serve-model`?) listening there? Choose another --port") from None
+
