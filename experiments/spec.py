@@ -147,9 +147,11 @@ class ExperimentSpec(BaseModel):
         description="Perturbations applied beneath every episode's own, clean included (names or {name: {param: value}}), "
                     "e.g. [a11y_tree_empty]: the whole grid on a phone whose UI tree is lost.")
     agents: list[AgentSpec] = Field(default_factory=lambda: [AgentSpec(name="planner", kind="planner")])
-    guard: list[Tier] = Field(default_factory=lambda: ["off", "rules"], description="Guard modes to compare.")
+    guard: list[Tier] = Field(default_factory=lambda: ["off", "rules"], min_length=1,
+                              description="Guard modes to compare.")
     guard_config: dict[str, Any] = Field(default_factory=dict, description="Dotted TTIRConfig overrides, e.g. {'stuck_loop.window': 5}.")
-    seeds: list[int] = Field(default_factory=lambda: [0], description="Episode seeds (perturbation realisation).")
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1,
+                             description="Episode seeds (perturbation realisation).")
     repeats: int = Field(1, ge=1, description="Repeats per combination (for pass@k).")
     budget_multiplier: float = Field(20.0, gt=0, description="Step budget = multiplier x reference_steps (paper: 20).")
     trap_budget_factor: float = Field(1.15, ge=1.0, description="AnTrap extends the budget for trap episodes (x1.15).")

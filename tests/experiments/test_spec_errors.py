@@ -58,6 +58,13 @@ def test_a_string_where_a_list_was_expected_is_said_in_plain_words(tmp_path):
         assert jargon not in lines[0]
 
 
+@pytest.mark.parametrize("key", ["seeds", "guard"])
+def test_an_empty_list_of_seeds_or_guard_modes_is_refused_not_run_as_nothing(tmp_path, key):
+    # `seeds: []` ran 0 episodes and printed "0 episodes run" as if the run were done
+    path, lines = _error(tmp_path, f"name: x\ntasks: [SystemWifiTurnOn]\n{key}: []\n")
+    assert lines == [f"{path}:3: {key}: List should have at least 1 item after validation, not 0 (got [])"]
+
+
 def test_a_bad_item_inside_a_union_names_the_item_not_the_union(tmp_path):
     path, lines = _error(tmp_path, "name: x\ntasks:\n  - SystemWifiTurnOn\n  - [nested]\n")
     assert len(lines) == 1 and lines[0].startswith(f"{path}:4: tasks.1: "), lines
