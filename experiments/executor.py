@@ -133,7 +133,7 @@ def check_executor(kind: str, options: Mapping[str, Any]) -> None:
 
     Args:
         kind: ``local`` or ``ray``.
-        options: the executor's options besides ``devices`` (which the runner passes).
+        options: the executor's options, ``devices`` (the spec's phones) among them.
 
     Raises:
         ValueError: the executor or an option is unknown (the message lists what it takes).
@@ -145,6 +145,10 @@ def check_executor(kind: str, options: Mapping[str, Any]) -> None:
     if kind == "local" and extra:
         raise ValueError(f"executor option(s) {', '.join(extra)}: the local executor takes none; address and the "
                          "others are the Ray executor's (executor='ray')")
+    devices = options.get("devices")
+    if kind == "local" and devices is not None and getattr(devices, "kind", "sim") != "sim":
+        raise ValueError(f"devices.kind={devices.kind!r} runs on the Ray executor (--executor ray); "
+                         "the local executor drives simulated phones only (devices.kind='sim')")
     if kind == "ray" and extra:
         from experiments.ray.executor import RayExecutor  # ray itself is imported when a cluster starts
 
@@ -156,14 +160,11 @@ def check_executor(kind: str, options: Mapping[str, Any]) -> None:
 
 
 def make_executor(kind: str = "local", workers: int = 1, **options: Any) -> Executor:
+    check_executor(kind, options)
     if kind == "local":
-        devices = options.get("devices")
-        if devices is not None and getattr(devices, "kind", "sim") != "sim":
-            raise ValueError(f"devices.kind={devices.kind!r} runs on the Ray executor (--executor ray); "
-                             "the local executor drives simulated phones only (devices.kind='sim')")
         return LocalExecutor(workers)
     if kind == "ray":
         from experiments.ray.executor import RayExecutor
 
         return RayExecutor(workers=workers, **options)
-    check_executor(kind, {})  # raises: an unknown executor
+    raise AssertionError(f"executor={kind!r}: check_executor let it through")  # pragma: no cover

@@ -70,7 +70,7 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
         # before the run folder is touched: a bad count leaves nothing behind
         raise ValueError(f"workers={workers!r} must be a whole number of worker processes, 1 or more; "
                          f"leave it out to use the spec's `workers` ({spec.workers})")
-    check_executor(executor, executor_options)  # before the run folder is touched, as the worker count
+    check_executor(executor, {**executor_options, "devices": spec.devices})  # before the run folder is touched
     with factories_registered(factories):  # this run's only: not a later spec's agent of the same name
         spec.check()  # a bad parameter fails now, not once per episode
         store = RunStore(out)

@@ -286,6 +286,15 @@ def test_an_unknown_executor_or_option_is_refused_before_anything_is_written(tmp
     assert not out.exists()
 
 
+def test_real_phones_on_the_local_executor_are_refused_before_anything_is_written(tmp_path):
+    # the refusal came from the executor, after the run folder had been made and spec.json written
+    spec = ExperimentSpec.from_yaml(_write(tmp_path, TINY_YAML + "devices: {kind: adb}\n"))
+    out = tmp_path / "run"
+    with pytest.raises(ValueError, match=r"devices.kind='adb' runs on the Ray executor"):
+        run(spec, out, progress=False)
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"spec": 42}, "spec=42 (int): expected the path of a spec file, a mapping of one or an ExperimentSpec"),
     ({"agents": ["mine"]}, "agents=['mine'] (list): expected {agent name: factory}"),
