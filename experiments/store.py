@@ -45,6 +45,26 @@ RUN_ONLY_KEYS = ("workers",)  # how fast a run goes, not what it runs: a resume 
 EPISODE_ID = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*")  # names one folder under episodes/
 
 
+def read_json(path: Path) -> Any:
+    """A JSON file of a run folder (``spec.json``, a ``trajectory.json``), parsed; a file that is not
+    JSON (cut short, edited by hand) raises naming the file, not only the parser's position.
+
+    Args:
+        path: the file.
+
+    Returns:
+        What it holds.
+
+    Raises:
+        ValueError: the file is not valid JSON (or nests too deep to read).
+    """
+    try:
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc}); `ttir run` writes it: restore it, or run the episodes "
+                         "again into a new folder") from None
+
+
 def record_problem(rec: Any) -> Optional[str]:
     """Why ``rec`` is not an episode record this store could have written (None when it is)."""
     if not isinstance(rec, dict):
@@ -143,7 +163,7 @@ class RunStore:
         p = self.episode_dir(episode_id) / "trajectory.json"
         if not p.exists():
             return None
-        return json.loads(p.read_text(encoding="utf-8"))
+        return read_json(p)
 
     def episode_dir(self, episode_id: str) -> Path:
         return self.root / "episodes" / episode_id

@@ -19,7 +19,6 @@ screens) and ``summary.json`` (:class:`BuildSummary`: the counts).
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Optional
@@ -85,12 +84,12 @@ def build(run_dir: Path | str, out: Path | str, positions: tuple[str, ...] = DEF
         The counts (also ``out/summary.json``).
     """
     from experiments.spec import EpisodeSpec
-    from experiments.store import RunStore
+    from experiments.store import RunStore, read_json
 
     offsets = {p: parse_position(p) for p in positions}
     run_dir, out = Path(run_dir), Path(out)
     store = RunStore(run_dir)
-    spec = json.loads((run_dir / "spec.json").read_text()) if (run_dir / "spec.json").exists() else {}
+    spec = read_json(run_dir / "spec.json") if (run_dir / "spec.json").exists() else {}
     if (spec.get("devices") or {}).get("kind", "sim") != "sim":
         raise ValueError(f"{run_dir}: devices.kind={spec['devices']['kind']!r}; checkpoints replay on simulated "
                          "phones only (devices.kind='sim')")

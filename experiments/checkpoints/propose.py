@@ -9,11 +9,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from experiments.checkpoints.model import Checkpoint
+from experiments.store import read_json
 
 
 def agent_spec(name: str, kind: str, params: dict[str, Any]) -> Any:
@@ -26,7 +26,7 @@ def agent_spec(name: str, kind: str, params: dict[str, Any]) -> Any:
 def source_agent(ck: Checkpoint) -> Any:
     """The source agent of ``ck`` as its run's spec declared it (kind and params)."""
     path = Path(ck.source_run) / "spec.json"
-    spec = json.loads(path.read_text()) if path.exists() else {}
+    spec = read_json(path) if path.exists() else {}
     for a in spec.get("agents") or []:
         if a.get("name") == ck.source_agent:
             return agent_spec(a["name"], a["kind"], a.get("params") or {})

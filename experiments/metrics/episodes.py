@@ -14,13 +14,13 @@ elsewhere), checked the same way.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from benchmark.episode import LEGACY_TERMINATIONS, gated_success
 from experiments.records import (EpisodeLike, EpisodeRecord, Trajectory, TrajectoryLike, as_episode, as_episodes,
                                  as_trajectory)
+from experiments.store import EPISODES, RunStore, read_json
 from perturb.base import COMPONENTS, STAR_LAYERS
 from perturb.firing import fired_from_counts
 from ttir.core.config import Tier
@@ -133,8 +133,6 @@ class RunData:
 
     @classmethod
     def load(cls, run_dir: Path | str) -> "RunData":
-        from experiments.store import EPISODES, RunStore
-
         root = Path(run_dir)
         if not root.exists():
             raise FileNotFoundError(f"run folder {str(root)!r} does not exist; expected a folder written by `ttir run`")
@@ -144,7 +142,7 @@ class RunData:
             raise FileNotFoundError(f"run_dir={str(root)!r} has no {EPISODES}; expected a folder written by `ttir run`")
         records = RunStore(root).episode_records()
         spec_path = root / "spec.json"
-        spec = json.loads(spec_path.read_text(encoding="utf-8")) if spec_path.exists() else None
+        spec = read_json(spec_path) if spec_path.exists() else None
         return cls(records, root=root, spec=spec)
 
     @property
@@ -157,7 +155,7 @@ class RunData:
         eid = as_episode(rec).id
         if eid not in self._trajectories:
             path = self.episode_dir(rec) / "trajectory.json" if self.root is not None else None
-            self._trajectories[eid] = (as_trajectory(json.loads(path.read_text(encoding="utf-8")), str(path))
+            self._trajectories[eid] = (as_trajectory(read_json(path), str(path))
                                        if path is not None and path.exists() else None)
         return self._trajectories[eid]
 

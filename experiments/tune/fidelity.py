@@ -20,6 +20,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from experiments.store import read_json
 from ttir.core.types import AgentStep, Observation, StepRecord, as_agent, as_step
 
 
@@ -87,7 +88,7 @@ def run(spec_path: str, n: int, out: Path, seed: int = 0) -> dict[str, Any]:
     confusion: dict[str, Counter] = defaultdict(Counter)
     for k, ep in enumerate(chosen):
         src = out / "episodes" / ep.id
-        traj = json.loads((src / "trajectory.json").read_text(encoding="utf-8"))
+        traj = read_json(src / "trajectory.json")
         record = {"id": ep.id, "task": ep.task, "perturbation": ep.perturbation, "agent": ep.agent.name}
         rows = [StepRow.model_validate(r) for r in episode_rows(traj, record, src, out / "dataset", f"e{k:05d}")]
         outcomes = evaluate_rows(rows, out / "dataset", [Variant("rules", "rules", _config())])

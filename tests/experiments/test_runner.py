@@ -286,6 +286,24 @@ def test_an_unknown_executor_or_option_is_refused_before_anything_is_written(tmp
     assert not out.exists()
 
 
+def test_a_run_folders_spec_or_trajectory_that_is_no_json_is_named(tmp_path, capsys):
+    from experiments.metrics.episodes import RunData
+    from ttir.cli import main
+
+    out = tmp_path / "run"
+    run(ExperimentSpec.from_yaml(_write(tmp_path, TINY_YAML)), out, progress=False)
+    data = RunData.load(out)
+    (traj,) = list((out / "episodes").glob("*/trajectory.json"))
+    traj.write_text('{"steps": [', encoding="utf-8")  # cut short
+    with pytest.raises(ValueError, match=re.escape(f"{traj} is not valid JSON")):
+        data.trajectory(data.records[0])
+    (out / "spec.json").write_text("{not json", encoding="utf-8")
+    # the parser's position alone reached the terminal: "Expecting property name … line 1 column 2"
+    assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 2
+    err = capsys.readouterr().err
+    assert f"ttir report: error: {out / 'spec.json'} is not valid JSON (Expecting property name" in err
+
+
 def test_real_phones_on_the_local_executor_are_refused_before_anything_is_written(tmp_path):
     # the refusal came from the executor, after the run folder had been made and spec.json written
     spec = ExperimentSpec.from_yaml(_write(tmp_path, TINY_YAML + "devices: {kind: adb}\n"))
