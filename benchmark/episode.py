@@ -98,8 +98,8 @@ def _check_episode_arguments(device: Any, task: Any, budget: Any) -> None:
     if missing:
         raise TypeError(f"device={type(device).__name__!r} is not a device: it has no {', '.join(missing)}(); "
                         "expected a benchmark.SimDevice, an AdbDevice or a PerturbedDevice around one")
-    if not (isinstance(getattr(task, "goal", None), str) and callable(getattr(task, "verify", None))):  # a Task, or
-        # a wrapper of one (a served phone's PhoneTask)
+    # a Task, or a wrapper of one (a served phone's PhoneTask): what run_episode reads of it
+    if not (isinstance(getattr(task, "goal", None), str) and callable(getattr(task, "verify", None))):
         hint = f"make_task({task!r})" if isinstance(task, str) else "make_task('ContactsAddContact')"
         raise TypeError(f"task={type(task).__name__!r} ({short_repr(task)}) is not a task: expected a benchmark task, "
                         f"e.g. benchmark.{hint} (see `ttir tasks`)")

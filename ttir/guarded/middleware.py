@@ -431,7 +431,7 @@ class _Core:
             self.report.errors.append({"step": self.t, "recovery": s.recovery.name, "error": err})
         if step is None or isinstance(step, AgentStep):
             return step
-        expected = ("expected an AgentStep, an Action or an action dict, or None when nothing is left to try")
+        expected = "expected an AgentStep, an Action or an action dict, or None when nothing is left to try"
         if not isinstance(step, (Action, dict)):  # a user's recovery: named, not an AttributeError deep in take()
             raise TypeError(f"recovery {s.recovery.name!r} returned {short_repr(step)} ({type(step).__name__}); "
                             f"{expected}")
@@ -519,7 +519,7 @@ _CONCURRENT = ("one guard stepped from two threads (or tasks) at once: its histo
 def _check_goal(goal: Any, method: str, config: TTIRConfig) -> None:
     """A goal the checks can compare screens against: text, and not empty while task alignment is on
     (it compares every screen with the goal: an empty one left it nothing to read, without a word).
-    With task alignment off, no goal is a choice (``ttir proxy`` and ``ttir watch`` with no task)."""
+    With task alignment off, no goal is a choice (the guard of ``ttir proxy`` with no ``--goal``)."""
     if not isinstance(goal, str):
         raise ConfigError(f"{method}(goal={goal!r:.80}): expected the task's goal as a str, got "
                           f"{type(goal).__name__}; e.g. agent.reset(\"Turn on Wi-Fi\")")
