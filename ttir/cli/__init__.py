@@ -166,7 +166,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def _error_text(exc: BaseException) -> str:
     """One line for an error: an OS error's cause and path (its ``args[0]`` is an errno, not a
-    message), a validation error's problems one per line in the config's own words (pydantic's
+    message), a validation error's problems in the config's own words, joined by "; " (pydantic's
     text names its classes and a web page), otherwise the message (a KeyError's without the
     quotes ``str`` adds)."""
     if isinstance(exc, OSError) and exc.strerror:
