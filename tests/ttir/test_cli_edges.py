@@ -94,6 +94,19 @@ def test_a_count_below_its_least_is_refused_as_the_command_line_is_read(argv, me
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv", [["watch", "--serial", "emulator-5554", "--log"],
+                                  ["proxy", "--serial", "emulator-5554", "--port", "5998", "--log"],
+                                  ["tune", "eval", "--real", "--plot"]])
+def test_a_log_or_plot_path_that_cannot_be_written_is_refused_before_the_work(argv, tmp_path, capsys):
+    # the plot was drawn after the evaluation, and a log's missing folder failed the watch at its start
+    blocker = tmp_path / "afile"
+    blocker.write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, str(blocker / "out")])
+    assert exc.value.code == 2
+    assert f"cannot write in {blocker}" in capsys.readouterr().err
+
+
 def test_a_setting_out_of_its_range_reads_in_the_configs_words_not_pydantics(capsys):
     assert main(["watch", "--serial", "emulator-5554", "--interval", "0"]) == 2
     err = capsys.readouterr().err

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
+from ttir.cli.arguments import writable_file
 from ttir.cli.stopping import StopSignal
 
 DESCRIPTION = """\
@@ -45,7 +46,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--goal", default="", help="the agent's task: turns the task-alignment check on")
     p.add_argument("--config", type=Path, default=None, metavar="YAML", help="a ttir config (checks, interference, recovery)")
-    p.add_argument("--log", type=Path, default=None, metavar="FILE", help="append the interventions here as JSON lines (default: stdout)")
+    p.add_argument("--log", type=writable_file, default=None, metavar="FILE", help="append the interventions here as JSON lines (default: stdout)")
     p.add_argument("--fresh", type=float, default=5.0, metavar="S",
                    help="a screen the agent pulled counts as current for at most S seconds (default 5)")
     p.add_argument("--settle", type=float, default=0.3, metavar="S",

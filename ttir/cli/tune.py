@@ -202,7 +202,7 @@ def _eval_parser(tsub: Any) -> None:
                         "unless --split says otherwise: a new round's fresh check, scored once before anything "
                         "is tuned or trained on it")
     p.add_argument("--cases", action="store_true", help="with --real: list every miss, false alarm and bad action")
-    p.add_argument("--plot", type=Path, default=None, metavar="PNG",
+    p.add_argument("--plot", type=writable_file, default=None, metavar="PNG",
                    help="with --real: also draw the report — recall per collection round with its 95 %% interval, "
                         "the guard's actions per kind of screen (needs matplotlib: pip install 'ttir[plots]')")
     p.add_argument("--oracle", nargs="?", const="vlm", choices=["vlm", "cascade"], default=None, metavar="MODE",

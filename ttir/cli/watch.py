@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from ttir.cli.arguments import writable_file
 from ttir.cli.stopping import StopSignal
 
 DESCRIPTION = """\
@@ -45,7 +46,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds (default: until Ctrl-C)")
     p.add_argument("--config", type=Path, default=None, metavar="YAML", help="a ttir config (watch rules, interference, recovery)")
     p.add_argument("--goal", default="", help="the task, when known: a dialog the goal needs is left alone")
-    p.add_argument("--log", type=Path, default=None, metavar="FILE", help="append the interventions here as JSON lines (default: stdout)")
+    p.add_argument("--log", type=writable_file, default=None, metavar="FILE", help="append the interventions here as JSON lines (default: stdout)")
     p.add_argument("--adb-port", type=int, default=None,
                    help="the adb server's port (default ANDROID_ADB_SERVER_PORT or 5037)")
     p.set_defaults(func=run)
