@@ -132,3 +132,16 @@ def test_bounds_is_a_tuple_with_its_geometry_in_one_place():
     assert isinstance(e.bounds, Bounds) and e.center == (6, 12) and e.model_dump()["bounds"] == (1, 2, 11, 22)
     fast = UIElement.model_construct(bounds=(0, 0, 10, 10))  # fast paths skip validation
     assert fast.center == (5, 5) and fast.contains(9, 9) and fast.area == 100
+
+
+def test_describe_cuts_a_long_text_so_that_messages_about_the_action_stay_short():
+    from benchmark import SimDevice
+    from benchmark.device import ActionError
+
+    text = "x" * 100_000  # a model's runaway input_text: every error message about it was 100 KB
+    described = Action(action_type="input_text", text=text).describe()
+    assert described == f"input_text(text={'x' * 80!r}… (100,000 characters))"
+    assert Action(action_type="input_text", text="hello").describe() == "input_text(text='hello')"
+    with pytest.raises(ActionError) as info:
+        SimDevice().execute(Action(action_type="input_text", text=text))
+    assert len(str(info.value)) < 300 and "no text field is focused" in str(info.value)

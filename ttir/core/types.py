@@ -583,6 +583,7 @@ ActionType = Literal[
     "answer",
 ]
 ACTION_TYPES: tuple[str, ...] = ActionType.__args__  # type: ignore[attr-defined]
+DESCRIBE_TEXT_CHARS = 80  # a text longer than this is cut in Action.describe (its length said)
 """Every action type, in :data:`ActionType`'s order."""
 # the action types in groups, each declared once here and imported wherever it is meant
 TOUCH_TYPES = ("click", "long_press", "double_tap")  # a finger on one point
@@ -828,8 +829,16 @@ class Action(BaseModel):
         return swipe_direction(self.x, self.y, self.x2, self.y2)
 
     def describe(self) -> str:
-        """A short human-readable form, e.g. ``click(540, 1200)``."""
-        args = [f"{k}={v!r}" for k, v in self.to_dict().items() if k != "action_type"]
+        """A short human-readable form, e.g. ``click(540, 1200)``; a long text is cut to its first
+        :data:`DESCRIBE_TEXT_CHARS` characters and its length (a model's 100,000-character
+        ``input_text`` made every error message about it as long)."""
+
+        def shown(v: Any) -> str:
+            if isinstance(v, str) and len(v) > DESCRIBE_TEXT_CHARS:
+                return f"{v[:DESCRIBE_TEXT_CHARS]!r}… ({len(v):,} characters)"
+            return repr(v)
+
+        args = [f"{k}={shown(v)}" for k, v in self.to_dict().items() if k != "action_type"]
         return f"{self.action_type}({', '.join(args)})"
 
 
