@@ -180,7 +180,7 @@ def run_episode(
             break
         t1 = time.perf_counter()
         agent_s += t1 - t0
-        log = StepLog(index=i, observation=obs_ref, agent_step=step.to_dict(), guard_events=_drain(agent))
+        log = StepLog(index=i, observation=obs_ref, agent_step=step.bounded().to_dict(), guard_events=_drain(agent))
         trajectory.append(log)
         a = step.action
         if a.action_type == "status":

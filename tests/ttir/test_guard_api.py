@@ -285,3 +285,33 @@ def test_a_users_recovery_may_return_an_action_and_is_named_when_it_returns_none
     else:  # fails open on the user's recovery, its error named (an AttributeError from inside the guard before)
         assert step.action.action_type == "wait"
         assert outcome in agent.report.errors[0]["error"]
+
+
+def test_a_runaway_reply_is_kept_cut_in_the_history_and_the_step_log_but_returned_whole():
+    from benchmark import make_task, run_episode
+    from ttir.core.types import RAW_REPLY_CHARS, STEP_TEXT_CHARS
+
+    big = "y" * 1_000_000  # a model that never stopped: the stuck-loop check read all of it at every step
+
+    class Runaway:
+        def reset(self, goal):
+            pass
+
+        def step(self, obs):
+            return AgentStep(action=Action(action_type="wait"), thought=big, summary=big, raw=big)
+
+    agent = ttir.guard(Runaway(), config=TTIRConfig.with_mode("rules"))
+    agent.reset("Turn on Wi-Fi")
+    screen = SimDevice().observe()
+    returned = agent.step(screen)
+    assert returned.summary == big and returned.raw == big  # the caller gets what the agent said
+    agent.step(screen)
+    remembered = agent._core.history[-1].step
+    assert remembered.summary == big[:STEP_TEXT_CHARS] + "… [cut: 1,000,000 characters]"
+    assert len(remembered.thought) < STEP_TEXT_CHARS + 40 and len(remembered.raw) < RAW_REPLY_CHARS + 40
+
+    result = run_episode(SimDevice(), make_task("SystemBrightnessMax"), ttir.guard(Runaway()), budget=3)
+    logged = result.trajectory[0].agent_step
+    assert logged["thought"].endswith("… [cut: 1,000,000 characters]") and len(logged["raw"]) < RAW_REPLY_CHARS + 40
+    short = AgentStep(action=Action(action_type="wait"), summary='Tap "Save"')
+    assert short.bounded() is short  # nothing long: the same step, no copy

@@ -584,6 +584,8 @@ ActionType = Literal[
 ]
 ACTION_TYPES: tuple[str, ...] = ActionType.__args__  # type: ignore[attr-defined]
 DESCRIBE_TEXT_CHARS = 80  # a text longer than this is cut in Action.describe (its length said)
+STEP_TEXT_CHARS = 4_000  # a step's thought or summary kept (AgentStep.bounded): a few paragraphs
+RAW_REPLY_CHARS = 20_000  # a step's raw model reply kept (AgentStep.bounded)
 """Every action type, in :data:`ActionType`'s order."""
 # the action types in groups, each declared once here and imported wherever it is meant
 TOUCH_TYPES = ("click", "long_press", "double_tap")  # a finger on one point
@@ -874,6 +876,26 @@ class AgentStep(BaseModel):
         if self.raw is not None:
             d["raw"] = self.raw
         return d
+
+    def bounded(self) -> "AgentStep":
+        """This step with its words cut to what is kept of them: ``thought`` and ``summary`` to
+        :data:`STEP_TEXT_CHARS`, ``raw`` to :data:`RAW_REPLY_CHARS`, each cut one marked with its
+        length; the step itself when nothing is that long. The guard's history and the episode's
+        step log hold this: a model's runaway reply (5 MB of thought) cost the stuck-loop check a
+        second a step and made a trajectory 15 MB a step.
+
+        Returns:
+            The step, or a copy with its long texts cut.
+        """
+        cut = {k: _cut(v, limit) for k, v, limit in (("thought", self.thought, STEP_TEXT_CHARS),
+                                                      ("summary", self.summary, STEP_TEXT_CHARS),
+                                                      ("raw", self.raw, RAW_REPLY_CHARS))
+               if v is not None and len(v) > limit}
+        return self.model_copy(update=cut) if cut else self
+
+
+def _cut(text: str, limit: int) -> str:
+    return f"{text[:limit]}… [cut: {len(text):,} characters]"
 
 
 class StepRecord(BaseModel):

@@ -212,7 +212,7 @@ class _Core:
             source = "agent"
         if self.model_ok and self.breaker.end_step(self.usage.model_calls, self.usage.model_errors):
             self.event("model_resting", steps=self.breaker.rest_steps, failed_steps=self.breaker.failures)
-        self.last = (obs, out, source)
+        self.last = (obs, out.bounded(), source)  # the history's copy: a runaway reply costs no check its length
         self.usage.source = source  # type: ignore[assignment]
         self.usage.guard_ms = (time.perf_counter() - t0) * 1000 - self._inner_ms
         self.report.usage.append(self.usage)
@@ -471,7 +471,7 @@ class _Core:
     async def review(self, check: Check, ctx: DiagnosisContext, step: AgentStep, sig: str) -> Optional[AgentStep]:
         """``check`` sees the agent's proposed ``step`` (``ctx.pending``) before it is let through;
         on a problem, its recovery's step replaces it."""
-        ctx.pending = step
+        ctx.pending = step.bounded()
         try:
             f = await self.finding(check.diagnoser, ctx)
         finally:
