@@ -78,3 +78,34 @@ def test_held_reply_waits_for_company_but_not_forever(vlm_server):
     vlm_server.enqueue(Reply.held(2, Reply.json({"n": 1}), timeout_s=0.1))
     client = VLMClient(vlm_server.config())
     assert client.complete_json("alone").value == {"n": 1}  # nobody else came: released by the cap
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--reply", "missing.json"], "--reply: reply file missing.json does not exist"),
+    (["--port", "99999"], "--port 99999: expected a TCP port, 1 to 65535 (or 0: any free port)"),
+])
+def test_the_command_names_a_bad_reply_file_or_port_without_a_traceback(argv, message, capsys, tmp_path,
+                                                                         monkeypatch):
+    from ttir.testing.server import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(argv)  # before: a FileNotFoundError or OverflowError traceback; /dev/zero as --reply read for ever
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_the_command_refuses_a_port_in_use_in_one_line(capsys):
+    import socket
+
+    from ttir.testing.server import main
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        port = holder.getsockname()[1]
+        with pytest.raises(SystemExit) as exc:
+            main(["--port", str(port)])
+    assert exc.value.code == 2
+    assert f"--port {port}: cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err

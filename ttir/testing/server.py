@@ -27,7 +27,10 @@ from typing import Any, Callable, Iterable, Optional, Union
 
 from loguru import logger
 
+from ttir.core.validation import read_text_file
+
 Responder = Callable[["RecordedRequest"], "Reply"]
+MAX_REPLY_FILE_BYTES = 1 << 20  # main's --reply: a model's reply is a few KB
 
 
 @dataclass(frozen=True)
@@ -422,11 +425,21 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument("--model", default="ttir-test-model")
     parser.add_argument("--reply", type=Path, help="file whose text is sent as every reply (default: an empty JSON object)")
     args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port {args.port}: expected a TCP port, 1 to 65535 (or 0: any free port)")
+    try:  # a user's file: bounded (a reply is a few KB), and its problem named without a traceback
+        text = read_text_file(args.reply, "reply", max_bytes=MAX_REPLY_FILE_BYTES) if args.reply else "{}"
+    except (OSError, ValueError) as exc:
+        parser.error(f"--reply: {exc}")
     import ttir
 
     ttir.enable_logging("INFO")
-    text = args.reply.read_text(encoding="utf-8") if args.reply else "{}"
-    with VLMTestServer(model=args.model, port=args.port, responder=lambda _req: Reply.text(text)) as server:
+    try:
+        server = VLMTestServer(model=args.model, port=args.port, responder=lambda _req: Reply.text(text))
+    except OSError as exc:
+        parser.error(f"--port {args.port}: cannot serve on 127.0.0.1:{args.port} ({exc.strerror or exc}); choose "
+                     "another port, or 0 for any free one")
+    with server:
         logger.info("serving {} (model {!r}); Ctrl-C stops", server.base_url, server.model)
         try:
             while True:
