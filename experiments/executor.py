@@ -144,7 +144,7 @@ def check_executor(kind: str, options: Mapping[str, Any]) -> None:
     extra = sorted(set(options) - {"devices"})
     if kind == "local" and extra:
         raise ValueError(f"executor option(s) {', '.join(extra)}: the local executor takes none; address and the "
-                         "others are the Ray executor's (executor='ray')")
+                         "others are the Ray executor's (executor='ray'; --executor ray on the command line)")
     devices = options.get("devices")
     if kind == "local" and devices is not None and getattr(devices, "kind", "sim") != "sim":
         raise ValueError(f"devices.kind={devices.kind!r} runs on the Ray executor (--executor ray); "

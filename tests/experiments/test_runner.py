@@ -304,6 +304,17 @@ def test_a_run_folders_spec_or_trajectory_that_is_no_json_is_named(tmp_path, cap
     assert f"ttir report: error: {out / 'spec.json'} is not valid JSON (Expecting property name" in err
 
 
+def test_an_address_without_the_ray_executor_is_refused_on_the_command_line(tmp_path, capsys):
+    from ttir.cli import main
+
+    # the command line dropped --address unless --executor ray was given: the run went to local workers
+    out = tmp_path / "run"
+    assert main(["run", str(_write(tmp_path, TINY_YAML)), "--out", str(out), "--address", "auto",
+                 "--no-progress"]) == 2
+    assert "executor option(s) address: the local executor takes none" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_real_phones_on_the_local_executor_are_refused_before_anything_is_written(tmp_path):
     # the refusal came from the executor, after the run folder had been made and spec.json written
     spec = ExperimentSpec.from_yaml(_write(tmp_path, TINY_YAML + "devices: {kind: adb}\n"))

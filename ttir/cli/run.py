@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
 
     spec = ExperimentSpec.from_yaml(args.spec)
     out = args.out or Path("runs") / spec.name
-    options = {"address": args.address} if args.executor == "ray" else {}
+    # an --address without --executor ray was dropped without a word: the run went to local workers
+    options = {"address": args.address} if args.executor == "ray" or args.address is not None else {}
     summary = run_spec(spec, out, workers=args.workers, executor=args.executor, progress=not args.no_progress,
                        retry_errors=args.retry_errors, force=args.force, **options)
     print(f"{summary['ran']} episodes run, {summary['skipped']} already done, "
