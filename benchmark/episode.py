@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import numbers
 import time
 import traceback
@@ -91,6 +93,23 @@ def _drain(obj: Any) -> list[dict[str, Any]]:
     return list(pop()) if callable(pop) else []
 
 
+class LoopRunningError(RuntimeError):
+    """run_episode was called with an async agent inside a running event loop (the caller's mistake,
+    raised, not recorded as the agent's crash)."""
+
+
+def _episode_loop() -> asyncio.AbstractEventLoop:
+    """A new event loop for one episode of an async agent; refused inside a running one (a notebook's,
+    an async program's), where this synchronous loop would block it."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.new_event_loop()
+    raise LoopRunningError("run_episode is synchronous and an event loop is already running here; with an async agent, "
+                       "call it from a thread (await asyncio.to_thread(run_episode, device, task, agent)) or outside "
+                       "the running loop")
+
+
 def _check_episode_arguments(device: Any, task: Any, budget: Any) -> None:
     """A caller's mistake named before anything runs: a task's name for the task reached
     ``task.budget`` as an AttributeError, and a budget of 0, -1 or 2.5 ran 0 or 2 steps silently."""
@@ -134,7 +153,9 @@ def run_episode(
     Args:
         device: the device to run on.
         task: the task (:func:`benchmark.make_task`); its ``setup`` runs on reset.
-        agent: an agent, a guarded agent, or a callable ``fn(obs)``.
+        agent: an agent, a guarded agent, or a callable ``fn(obs)``; one whose ``step`` is
+            ``async def`` (an :class:`~ttir.guarded.middleware.AsyncGuardedAgent` too) is run on an
+            event loop of the episode's own.
         budget: the step budget; None: ``task.budget`` (20 x its reference length).
         keep_observations: keep every observation, screenshots included, in the result.
         on_observation: called as ``on_observation(i, obs)`` for each screen.
@@ -146,6 +167,7 @@ def run_episode(
         TypeError: ``device`` is no device, ``task`` no task (a task's name: build it with
             :func:`benchmark.make_task`), or ``agent`` no agent.
         ValueError: ``budget`` is not a whole number of steps, 1 or more.
+        LoopRunningError: ``agent`` is async and an event loop is already running in this thread.
     """
     _check_episode_arguments(device, task, budget)
     agent = as_agent(agent)
@@ -153,52 +175,74 @@ def run_episode(
     t_start = time.perf_counter()
     obs = device.reset(task)
     reset_events = _drain(device)
-    agent.reset(task.goal)
-    _drain(agent)
-    trajectory: list[StepLog] = []
-    observations: list[Observation] = []
-    termination: Termination = "budget"
-    answer: Optional[str] = None
-    error: Optional[str] = None
-    agent_s = device_s = 0.0
-    steps = 0
-    for i in range(budget):
-        obs_ref = {"step": i, **obs.summary()}
-        if on_observation is not None:
-            ref = on_observation(i, obs)
-            if ref:
-                obs_ref["ref"] = ref
-        if keep_observations:
-            observations.append(obs)
-        t0 = time.perf_counter()
-        try:
-            step: AgentStep = as_step(agent.step(obs))
-        except Exception as exc:  # noqa: BLE001 - an agent crash ends the episode, it is recorded
-            termination, error = "error", "".join(traceback.format_exception(exc))
-            logger.warning("agent raised at step {}: {}", i, exc)
-            trajectory.append(StepLog(index=i, observation=obs_ref, agent_step={}, guard_events=_drain(agent)))
-            break
-        t1 = time.perf_counter()
-        agent_s += t1 - t0
-        log = StepLog(index=i, observation=obs_ref, agent_step=step.bounded().to_dict(), guard_events=_drain(agent))
-        trajectory.append(log)
-        a = step.action
-        if a.action_type == "status":
-            termination = "done" if a.goal_status == "complete" else "infeasible"
-            log.timing_ms = {"agent": (t1 - t0) * 1000}
-            break
-        if a.action_type == "answer":
-            answer = a.text
-        steps += 1
-        try:
-            device.execute(a)
-        except ActionError as exc:
-            log.action_error = str(exc)
-        obs = device.observe()
-        t2 = time.perf_counter()
-        device_s += t2 - t1
-        log.perturbation_events = _drain(device)
-        log.timing_ms = {"agent": (t1 - t0) * 1000, "device": (t2 - t1) * 1000}
+    # an agent whose step is async def is driven on an event loop of the episode's own (one for all its
+    # steps, so that a client bound to the loop keeps working); it gave "got coroutine" and ended the episode
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    def call(result: Any) -> Any:
+        if not inspect.isawaitable(result):
+            return result
+        if not loops:
+            try:
+                loops.append(_episode_loop())
+            except LoopRunningError:
+                if inspect.iscoroutine(result):
+                    result.close()  # never run: no "was never awaited" warning on top of the error
+                raise
+        return loops[0].run_until_complete(result)
+
+    try:
+        call(agent.reset(task.goal))
+        _drain(agent)
+        trajectory: list[StepLog] = []
+        observations: list[Observation] = []
+        termination: Termination = "budget"
+        answer: Optional[str] = None
+        error: Optional[str] = None
+        agent_s = device_s = 0.0
+        steps = 0
+        for i in range(budget):
+            obs_ref = {"step": i, **obs.summary()}
+            if on_observation is not None:
+                ref = on_observation(i, obs)
+                if ref:
+                    obs_ref["ref"] = ref
+            if keep_observations:
+                observations.append(obs)
+            t0 = time.perf_counter()
+            try:
+                step: AgentStep = as_step(call(agent.step(obs)))
+            except LoopRunningError:
+                raise  # the caller's mistake, not the agent's crash
+            except Exception as exc:  # noqa: BLE001 - an agent crash ends the episode, it is recorded
+                termination, error = "error", "".join(traceback.format_exception(exc))
+                logger.warning("agent raised at step {}: {}", i, exc)
+                trajectory.append(StepLog(index=i, observation=obs_ref, agent_step={}, guard_events=_drain(agent)))
+                break
+            t1 = time.perf_counter()
+            agent_s += t1 - t0
+            log = StepLog(index=i, observation=obs_ref, agent_step=step.bounded().to_dict(), guard_events=_drain(agent))
+            trajectory.append(log)
+            a = step.action
+            if a.action_type == "status":
+                termination = "done" if a.goal_status == "complete" else "infeasible"
+                log.timing_ms = {"agent": (t1 - t0) * 1000}
+                break
+            if a.action_type == "answer":
+                answer = a.text
+            steps += 1
+            try:
+                device.execute(a)
+            except ActionError as exc:
+                log.action_error = str(exc)
+            obs = device.observe()
+            t2 = time.perf_counter()
+            device_s += t2 - t1
+            log.perturbation_events = _drain(device)
+            log.timing_ms = {"agent": (t1 - t0) * 1000, "device": (t2 - t1) * 1000}
+    finally:
+        for loop in loops:
+            loop.close()
     base = getattr(device, "unwrapped", device)
     verified = bool(task.verify(base))
     return EpisodeResult(

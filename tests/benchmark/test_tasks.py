@@ -71,6 +71,39 @@ def test_run_episode_names_a_callers_mistake_before_anything_runs(args, error, m
     assert run_episode(SimDevice(), make_task("SystemBrightnessMax"), agent, budget=1).budget == 1
 
 
+def test_an_async_agent_and_an_async_guard_play_an_episode_on_a_loop_of_its_own():
+    import asyncio
+
+    import ttir
+    from benchmark.episode import LoopRunningError
+
+    task = make_task("SystemBrightnessMax")
+
+    class AsyncReference:
+        # a real await between steps: the episode's loop must run it, not merely start it
+        def __init__(self):
+            self.inner = ReferenceAgent(task.reference_solution())
+
+        def reset(self, goal):
+            self.inner.reset(goal)
+
+        async def step(self, obs):
+            await asyncio.sleep(0)
+            return self.inner.step(obs)
+
+    # before: "an agent step must return AgentStep, Action or an action dict, got coroutine" ended the episode
+    assert run_episode(SimDevice(), task, AsyncReference()).success
+    guarded = ttir.guard(AsyncReference())
+    assert isinstance(guarded, ttir.AsyncGuardedAgent)
+    assert run_episode(SimDevice(), task, guarded).success
+
+    async def inside_a_running_loop():
+        with pytest.raises(LoopRunningError, match="an event loop is already running here"):
+            run_episode(SimDevice(), task, AsyncReference())
+
+    asyncio.run(inside_a_running_loop())
+
+
 def test_task_registry_names_and_budget():
     assert len(TASKS) >= 30 or pytest.skip("apps still landing")  # the foundation goal
     t = make_task("ContactsAddContact")
