@@ -105,9 +105,9 @@ def _episode_loop() -> asyncio.AbstractEventLoop:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.new_event_loop()
-    raise LoopRunningError("run_episode is synchronous and an event loop is already running here; with an async agent, "
-                       "call it from a thread (await asyncio.to_thread(run_episode, device, task, agent)) or outside "
-                       "the running loop")
+    raise LoopRunningError("run_episode is synchronous and an event loop is already running here; with an async "
+                           "agent, call it from a thread (await asyncio.to_thread(run_episode, device, task, agent)) "
+                           "or outside the running loop")
 
 
 def _check_episode_arguments(device: Any, task: Any, budget: Any) -> None:
