@@ -49,6 +49,21 @@ SETTING_NAMES: tuple[str, ...] = tuple(DeviceSettings.model_fields)
 SCROLL_FRACTION = 0.6
 
 
+EPISODE_METHODS = ("reset", "execute", "observe")  # what an episode calls on a device (run_episode, PerturbedDevice)
+
+
+def missing_episode_methods(device: Any) -> list[str]:
+    """The :data:`EPISODE_METHODS` ``device`` does not have (empty for a device).
+
+    Args:
+        device: what a caller passed as the device.
+
+    Returns:
+        The names of the missing methods, in :data:`EPISODE_METHODS` order.
+    """
+    return [m for m in EPISODE_METHODS if not callable(getattr(device, m, None))]
+
+
 @runtime_checkable
 class Device(Protocol):
     """What the episode loop, the perturbation layer and the CLI need from a device."""

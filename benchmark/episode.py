@@ -12,7 +12,7 @@ from typing import Any, Callable, Literal, Optional
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark.device import ActionError
+from benchmark.device import ActionError, missing_episode_methods
 from ttir.core.types import AgentStep, Observation, as_agent, as_step
 from ttir.core.validation import short_repr
 
@@ -113,7 +113,7 @@ def _episode_loop() -> asyncio.AbstractEventLoop:
 def _check_episode_arguments(device: Any, task: Any, budget: Any) -> None:
     """A caller's mistake named before anything runs: a task's name for the task reached
     ``task.budget`` as an AttributeError, and a budget of 0, -1 or 2.5 ran 0 or 2 steps silently."""
-    missing = [m for m in ("reset", "execute", "observe") if not callable(getattr(device, m, None))]
+    missing = missing_episode_methods(device)
     if missing:
         raise TypeError(f"device={type(device).__name__!r} is not a device: it has no {', '.join(missing)}(); "
                         "expected a benchmark.SimDevice, an AdbDevice or a PerturbedDevice around one")

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Optional, Union
 
 from loguru import logger
 
-from benchmark.device import ActionError, DeviceSettings
+from benchmark.device import ActionError, DeviceSettings, missing_episode_methods
 from perturb.base import Perturbation
 from perturb.events import PerturbationEvent, check_event
 from perturb.registry import make
@@ -124,7 +124,7 @@ class PerturbedDevice:
 
     def __init__(self, device: Any, perturbations: Iterable[Union[Perturbation, str]] = (), *, seed: int = 0,
                  budget: Optional[int] = None):
-        missing = [m for m in ("reset", "execute", "observe") if not callable(getattr(device, m, None))]
+        missing = missing_episode_methods(device)
         if missing:
             raise TypeError(f"PerturbedDevice(device={type(device).__name__!r}): not a device, it has no "
                             f"{', '.join(missing)}(); expected a benchmark.SimDevice or an AdbDevice")
