@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from experiments.checkpoints.model import Checkpoint, load
 from experiments.checkpoints.history import HistoryStep
+from ttir.core.errors import ConfigError
 
 MAX_LABELS = 60  # labels of the restored screen kept in the state summary
 
@@ -87,24 +88,53 @@ def _source_next(ck: Checkpoint) -> list[dict[str, Any]]:
 
 
 def contexts(ck_dir: Path | str, run_dir: Optional[Path | str] = None) -> list[Context]:
-    """Every checkpoint of ``ck_dir`` as a :class:`Context` (outcomes from ``run_dir`` when given)."""
-    ck_dir = Path(ck_dir)
-    outcomes: dict[str, list[Outcome]] = {}
-    if run_dir is not None:
-        from experiments.store import RunStore
+    """Every checkpoint of ``ck_dir`` as a :class:`Context` (outcomes from ``run_dir`` when given).
 
-        for r in RunStore(run_dir).records():
-            ck = r.get("checkpoint")
-            if isinstance(ck, dict):
-                outcomes.setdefault(ck["id"], []).append(Outcome(
-                    agent=r["agent"], guard=r.get("guard", "off"), seed=r.get("seed", 0), success=bool(r.get("success")),
-                    steps=r.get("steps"), termination=r.get("termination")))
+    Args:
+        ck_dir: a checkpoint folder (``ttir checkpoints RUN_DIR --out CK_DIR``).
+        run_dir: a run started ``from_checkpoints: CK_DIR``, whose outcomes each context lists.
+
+    Returns:
+        One context per checkpoint, in the folder's order.
+
+    Raises:
+        ConfigError: ``run_dir`` is not a run started from ``ck_dir``'s checkpoints.
+    """
+    ck_dir = Path(ck_dir)
+    checkpoints = load(ck_dir)
+    outcomes = {} if run_dir is None else _outcomes(ck_dir, Path(run_dir), {ck.id for ck in checkpoints})
     return [Context(id=ck.id, goal=ck.goal, task=ck.task, perturbation=ck.perturbation, position=ck.position,
                     error_class=ck.error_class, ttir_category=ck.ttir_category, steps_taken=ck.steps_taken,
                     prefix_steps=ck.prefix_steps, remaining_budget=ck.remaining_budget, state=state_summary(ck_dir, ck),
                     history=ck.history, candidate_actions=_source_next(ck), injected=ck.injected,
                     outcomes=outcomes.get(ck.id, []))
-            for ck in load(ck_dir)]
+            for ck in checkpoints]
+
+
+def _outcomes(ck_dir: Path, run_dir: Path, ids: set[str]) -> dict[str, list[Outcome]]:
+    """The outcomes of ``run_dir``'s episodes resumed from a checkpoint of ``ck_dir``, by checkpoint id.
+
+    Raises:
+        ConfigError: ``run_dir`` is not a run, or none of its episodes started from ``ck_dir``
+            (a run of the source agent, or one from another checkpoint folder, would give every
+            context no outcome without a word).
+    """
+    from experiments.store import RunStore
+
+    if not (run_dir / "episodes.jsonl").is_file():
+        raise ConfigError(f"--run {run_dir}: no episodes.jsonl there; expected a run started with "
+                          f"`from_checkpoints: {ck_dir}` in its spec (`ttir run`)")
+    outcomes: dict[str, list[Outcome]] = {}
+    for r in RunStore(run_dir).records():
+        ck = r.get("checkpoint")
+        if isinstance(ck, dict) and ck.get("id") in ids:
+            outcomes.setdefault(ck["id"], []).append(Outcome(
+                agent=r["agent"], guard=r.get("guard", "off"), seed=r.get("seed", 0), success=bool(r.get("success")),
+                steps=r.get("steps"), termination=r.get("termination")))
+    if ids and not outcomes:
+        raise ConfigError(f"--run {run_dir}: none of its episodes started from a checkpoint of {ck_dir}; "
+                          f"expected a run whose spec has `from_checkpoints: {ck_dir}`")
+    return outcomes
 
 
 def write_jsonl(ck_dir: Path | str, out: Path | str, run_dir: Optional[Path | str] = None) -> int:

@@ -266,3 +266,55 @@ def test_a_python_agent_resumes_from_checkpoints_with_its_own_resume(source, tmp
 def test_from_checkpoints_names_a_folder_without_checkpoints(tmp_path):
     with pytest.raises(ValueError, match=r"from_checkpoints: .*holds no checkpoints.jsonl; build one with `ttir checkpoints"):
         ExperimentSpec.from_dict({"name": "x", "from_checkpoints": str(tmp_path / "nowhere")})
+
+
+def test_a_build_refuses_an_out_folder_that_is_not_its_own_and_a_rebuild_drops_stale_screens(source, tmp_path):
+    from ttir.core.errors import ConfigError
+
+    root, _ = source
+    before = sorted(p.name for p in (root / "src").iterdir())
+    with pytest.raises(ConfigError, match="is the run folder itself"):
+        build(root / "src", root / "src", ("t",))
+    assert sorted(p.name for p in (root / "src").iterdir()) == before  # nothing written into the run
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(ConfigError, match="is a file; expected a folder"):
+        build(root / "src", tmp_path / "a_file", ("t",))
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "mine.txt").write_text("keep")
+    with pytest.raises(ConfigError, match="not a checkpoint folder"):
+        build(root / "src", tmp_path / "notes", ("t",))
+    assert [p.name for p in (tmp_path / "notes").iterdir()] == ["mine.txt"]
+    # an earlier build's folder is rewritten, and the screens this build does not keep go with it
+    build(root / "src", tmp_path / "ck", ("t-1", "t", "t+1"))
+    assert len(list((tmp_path / "ck" / "screens").glob("*.xml"))) == 3
+    build(root / "src", tmp_path / "ck", ("t",))
+    assert sorted(p.stem for p in (tmp_path / "ck" / "screens").glob("*.xml")) == [c.id for c in load(tmp_path / "ck")]
+
+
+def test_export_names_a_run_that_did_not_start_from_the_checkpoints(source, tmp_path):
+    from experiments.checkpoints.export import contexts
+    from ttir.core.errors import ConfigError
+
+    root, _ = source
+    with pytest.raises(ConfigError, match="no episodes.jsonl there"):
+        contexts(root / "ck", tmp_path / "missing")
+    # the source run itself: no episode of it started from a checkpoint (every context had no outcome)
+    with pytest.raises(ConfigError, match="none of its episodes started from a checkpoint of"):
+        contexts(root / "ck", root / "src")
+    assert all(c.outcomes == [] for c in contexts(root / "ck"))  # without --run: no outcomes, as asked
+
+
+@pytest.mark.parametrize("words, message", [
+    (["RUN", "--out", "ck", "--repeats", "3"], "--repeats is an option of `ttir checkpoints prefs`; "
+                                               "`ttir checkpoints RUN_DIR` does not take it"),
+    (["prefs", "ck", "--out", "p.jsonl", "--positions", "t"], "--positions is an option of `ttir checkpoints RUN_DIR`"),
+    (["export", "ck", "--out", "e.jsonl", "--base-url", "http://x/v1"], "--base-url is an option of `ttir checkpoints judge`"),
+    (["judge", "ck", "p.jsonl", "--out", "j.jsonl", "--run", "r"], "--run is an option of `ttir checkpoints export`"),
+])
+def test_an_option_of_another_form_of_the_command_is_refused_not_ignored(words, message, tmp_path, capsys, monkeypatch):
+    from ttir.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["checkpoints", *words]) == 2
+    assert message in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written

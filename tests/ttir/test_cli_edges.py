@@ -85,9 +85,17 @@ def test_an_unknown_task_gets_the_suggestion_not_every_name(capsys):
      "argument --per-perturbation: '0' is not a whole number of 1 or more"),
     (["tune", "eval", "ds", "--workers", "0"], "argument --workers: '0' is not a whole number of 1 or more"),
     (["checkpoints", "prefs", "ck", "--repeats", "0"], "argument --repeats: '0' is not a whole number of 1 or more"),
+    (["checkpoints", "judge", "ck", "p.jsonl", "--timeout", "-1"],
+     "argument --timeout: '-1' is not a number of seconds above 0"),
+    (["watch", "--serial", "emulator-5554", "--duration", "nan"],
+     "argument --duration: 'nan' is not a number of seconds above 0"),
+    (["tune", "eval", "ds", "--min-precision", "95"], "argument --min-precision: '95' is not a share from 0 to 1"),
+    (["tune", "sweep", "ds", "--param", "stuck_loop.window=2", "--max-fpr", "-0.1"],
+     "argument --max-fpr: '-0.1' is not a share from 0 to 1"),
 ])
 def test_a_count_below_its_least_is_refused_as_the_command_line_is_read(argv, message, capsys):
-    # argparse's int let --step -1 run as 0 and --per-perturbation 0 build an empty dataset, without a word
+    # argparse's int let --step -1 run as 0 and --per-perturbation 0 build an empty dataset, without a word;
+    # its float let a timeout of -1 or nan and a precision target of 95 (meaning 95 %) through
     with pytest.raises(SystemExit) as exc:
         main(argv)
     assert exc.value.code == 2

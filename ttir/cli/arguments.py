@@ -4,12 +4,15 @@
   line is read;
 - :func:`output_folder`: an option naming a folder the command writes into, checked the same way
   (nothing is made until the command runs);
-- :func:`count` and :func:`positive_count`: an option counting steps or items (0 or more, 1 or more).
+- :func:`count` and :func:`positive_count`: an option counting steps or items (0 or more, 1 or more);
+- :func:`positive_seconds`: a time limit (a finite number of seconds above 0);
+- :func:`share`: a target rate (a number from 0 to 1).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -102,6 +105,52 @@ def positive_count(value: str) -> int:
     return _whole_number(value, 1)
 
 
+def positive_seconds(value: str) -> float:
+    """The ``type`` of a time limit in seconds (``--timeout``): a finite number above 0 (argparse's
+    ``float`` let ``-5``, ``0`` and ``nan`` through, and a request then failed at once or never
+    timed out).
+
+    Args:
+        value: the option's text.
+
+    Returns:
+        The seconds.
+
+    Raises:
+        argparse.ArgumentTypeError: not a number, not finite, or 0 or less.
+    """
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds above 0 (e.g. 60)")
+    return seconds
+
+
+def share(value: str) -> float:
+    """The ``type`` of a target rate or share (``--min-precision``, ``--max-fpr``): a number from 0
+    to 1 (argparse's ``float`` took ``95`` for 95 % and ``-1``, and the command then reported that
+    no setting met the target).
+
+    Args:
+        value: the option's text.
+
+    Returns:
+        The share.
+
+    Raises:
+        argparse.ArgumentTypeError: not a number, or outside 0..1.
+    """
+    try:
+        rate = float(value)
+    except ValueError:
+        rate = math.nan
+    if not 0.0 <= rate <= 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{value!r} is not a share from 0 to 1 (e.g. 0.95 for 95 %)")
+    return rate
+
+
 def _whole_number(value: str, least: int) -> int:
     try:
         n = int(value)
@@ -112,4 +161,4 @@ def _whole_number(value: str, least: int) -> int:
     return n
 
 
-__all__ = ["count", "output_folder", "positive_count", "writable_file"]
+__all__ = ["count", "output_folder", "positive_count", "positive_seconds", "share", "writable_file"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
-from ttir.cli.arguments import positive_count, writable_file
+from ttir.cli.arguments import positive_count, positive_seconds, writable_file
 
 DESCRIPTION = """\
 AndroidFlux-style recovery checkpoints (docs/checkpoints.md).
@@ -16,7 +16,8 @@ AndroidFlux-style recovery checkpoints (docs/checkpoints.md).
       class (stagnation, direction, execution) beside ttir's error category; build a checkpoint at
       each position by replaying the recorded prefix under the episode's seeds; keep those whose
       screen reproduces the recorded one (screenshot and dump hashes), count the rest. Writes
-      CK_DIR/checkpoints.jsonl, placements.jsonl, screens/ and summary.json.
+      CK_DIR/checkpoints.jsonl, placements.jsonl, screens/ and summary.json; CK_DIR is a new folder
+      or an earlier build's (rewritten).
   ttir checkpoints prefs CK_DIR --out FILE.jsonl [--repeats 2] [--margin 2] [--workers N]
       recovery-action preferences at t: candidate next actions (the source agent's own, the rules
       guard's recovery, the oracle's and the reference plan-follower's) each rolled out by a fixed panel
@@ -32,6 +33,9 @@ AndroidFlux-style recovery checkpoints (docs/checkpoints.md).
       the checkpoint contexts (state summary, history, candidate actions, and the outcomes of a run
       started `from_checkpoints: CK_DIR`) as JSONL.
 
+Each option belongs to one form (--positions: RUN_DIR; --repeats/--margin/--workers: prefs;
+--base-url/--model/--api-key/--timeout: judge; --run: export); another form refuses it.
+
 Then run agents from the checkpoints: a spec with `from_checkpoints: CK_DIR` (`ttir run`), and
 `ttir report` adds the "Recovery from checkpoints" section.
 """
@@ -43,16 +47,16 @@ def register(sub: Any, name: str, help_text: str) -> None:
                    help="a run folder, or: prefs CK_DIR, or: judge CK_DIR PREFS.jsonl, or: export CK_DIR")
     p.add_argument("--out", type=Path, required=True, help="the checkpoint folder (build) or the JSONL file "
                                                           "(prefs, judge, export)")
-    p.add_argument("--positions", default="t-3,t-1,t,t+1,t+1+", help="checkpoint positions around the first error t "
+    p.add_argument("--positions", default=None, help="checkpoint positions around the first error t "
                                                                 "(default t-3,t-1,t,t+1,t+1+; t+1+: the error, then an injected correct action)")
     p.add_argument("--run", type=Path, default=None, help="export: a run started from_checkpoints (its outcomes)")
-    p.add_argument("--repeats", type=positive_count, default=2, help="prefs: seeds of the source agent in the panel (default 2)")
-    p.add_argument("--margin", type=positive_count, default=2, help="prefs: least difference in panel successes for a pair (default 2)")
-    p.add_argument("--workers", type=positive_count, default=1, help="prefs: worker processes for the rollouts (default 1)")
+    p.add_argument("--repeats", type=positive_count, default=None, help="prefs: seeds of the source agent in the panel (default 2)")
+    p.add_argument("--margin", type=positive_count, default=None, help="prefs: least difference in panel successes for a pair (default 2)")
+    p.add_argument("--workers", type=positive_count, default=None, help="prefs: worker processes for the rollouts (default 1)")
     p.add_argument("--base-url", default=None, help="judge: the endpoint (default $TTIR_VLM_BASE_URL)")
     p.add_argument("--model", default=None, help="judge: the model name (default $TTIR_VLM_MODEL)")
     p.add_argument("--api-key", default=None, help="judge: the API key (default $TTIR_VLM_API_KEY)")
-    p.add_argument("--timeout", type=float, default=60.0, help="judge: seconds per request (default 60)")
+    p.add_argument("--timeout", type=positive_seconds, default=None, help="judge: seconds per request (default 60)")
     p.set_defaults(func=run)
 
 
@@ -99,10 +103,41 @@ def _judge(words: list[str], args: argparse.Namespace) -> int:
 FILE_OUTPUTS = ("prefs", "judge", "export")  # the subcommands whose --out is a file, written after their work
 
 
+# which form of the command takes each of its options (the others refuse it rather than ignore it),
+# and each option's default there
+OPTIONS_OF: dict[str, dict[str, Any]] = {
+    "build": {"positions": "t-3,t-1,t,t+1,t+1+"},
+    "prefs": {"repeats": 2, "margin": 2, "workers": 1},
+    "judge": {"base_url": None, "model": None, "api_key": None, "timeout": 60.0},
+    "export": {"run": None},
+}
+
+
+def _misplaced_option(form: str, args: argparse.Namespace) -> Optional[str]:
+    """What to say of the first option given that ``form`` does not take; fills in ``form``'s defaults."""
+    for other, options in OPTIONS_OF.items():
+        for name, default in options.items():
+            if other != form and getattr(args, name) is not None:
+                return (f"--{name.replace('_', '-')} is an option of `{_form_name(other)}`; "
+                        f"`{_form_name(form)}` does not take it (see ttir checkpoints --help)")
+            if other == form and getattr(args, name) is None:
+                setattr(args, name, default)
+    return None
+
+
+def _form_name(form: str) -> str:
+    return "ttir checkpoints RUN_DIR" if form == "build" else f"ttir checkpoints {form}"
+
+
 def run(args: argparse.Namespace) -> int:
     import sys
 
     words = list(args.args)
+    form = words[0] if words[0] in OPTIONS_OF and words[0] != "build" else "build"
+    misplaced = _misplaced_option(form, args)
+    if misplaced is not None:
+        print(f"ttir checkpoints: {misplaced}", file=sys.stderr)
+        return 2
     if words[0] in FILE_OUTPUTS:
         try:  # before the rollouts or the model calls, not after them
             writable_file(str(args.out))

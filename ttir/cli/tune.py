@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ttir.cli.arguments import output_folder, positive_count, writable_file
+from ttir.cli.arguments import output_folder, positive_count, share, writable_file
 
 FORMAT_HELP = """\
 A dataset is a folder with steps.jsonl (from `ttir tune build`) or any JSONL file
@@ -220,9 +220,9 @@ def _eval_parser(tsub: Any) -> None:
                         "endpoint is configured)")
     _selection_args(p)
     p.add_argument("--workers", type=positive_count, default=2, help="processes for the rule tier (default 2)")
-    p.add_argument("--min-precision", type=float, default=0.95, help="target precision (default 0.95)")
-    p.add_argument("--min-recall", type=float, default=0.90, help="target recall (default 0.90)")
-    p.add_argument("--max-clean-fpr", type=float, default=0.01,
+    p.add_argument("--min-precision", type=share, default=0.95, help="target precision (default 0.95)")
+    p.add_argument("--min-recall", type=share, default=0.90, help="target recall (default 0.90)")
+    p.add_argument("--max-clean-fpr", type=share, default=0.01,
                    help="target false-positive rate on clean steps (default 0.01)")
     p.add_argument("--brief", action="store_true", help="only the summary table per tier (no breakdowns)")
     _output_args(p, "report")
@@ -367,7 +367,7 @@ def _sweep_parser(tsub: Any) -> None:
     p.add_argument("dataset", type=Path, help="dataset folder (steps.jsonl) or a JSONL file")
     p.add_argument("--param", action="append", required=True, metavar="KEY=V1,V2,...",
                    help="a setting and the values to try, e.g. stuck_loop.window=2,3,4,5 (repeatable)")
-    p.add_argument("--max-fpr", type=float, default=0.01, help="false-positive ceiling for the best setting (default 0.01)")
+    p.add_argument("--max-fpr", type=share, default=0.01, help="false-positive ceiling for the best setting (default 0.01)")
     _config_args(p)
     _selection_args(p)
     p.add_argument("--workers", type=positive_count, default=2, help="processes (default 2)")

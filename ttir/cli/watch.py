@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from ttir.cli.arguments import writable_file
+from ttir.cli.arguments import positive_seconds, writable_file
 from ttir.cli.stopping import StopSignal
 
 DESCRIPTION = """\
@@ -43,7 +43,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--serial", required=True, help="the phone's adb serial (`adb devices`), e.g. emulator-5554 or 127.0.0.1:5555")
     p.add_argument("--interval", type=float, default=None, metavar="S",
                    help="seconds between two looks (default: watch.interval_s of --config, 1.0)")
-    p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds (default: until Ctrl-C)")
+    p.add_argument("--duration", type=positive_seconds, default=None, metavar="S", help="stop after S seconds (default: until Ctrl-C)")
     p.add_argument("--config", type=Path, default=None, metavar="YAML", help="a ttir config (watch rules, interference, recovery)")
     p.add_argument("--goal", default="", help="the task, when known: a dialog the goal needs is left alone")
     p.add_argument("--log", type=writable_file, default=None, metavar="FILE", help="append the interventions here as JSON lines (default: stdout)")
@@ -56,8 +56,6 @@ def run(args: argparse.Namespace) -> int:
     from ttir.core.config import TTIRConfig
     from ttir.guarded.watch import Intervention, Watcher, watch_for
 
-    if args.duration is not None and args.duration <= 0:
-        raise SystemExit(f"ttir watch: --duration {args.duration}: expected a positive number of seconds")
     config = TTIRConfig.from_yaml(args.config) if args.config else TTIRConfig()
     if args.interval is not None:
         config.watch.interval_s = args.interval  # validated on assignment (0.05 .. 3600 s)
