@@ -1,8 +1,8 @@
 """The benchmark: Device protocol, the simulated phone, apps, tasks and the episode loop."""
 
-from loguru import logger as _logger
+from ttir.core.logs import quiet_library
 
-_logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
+quiet_library(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
 
 
 from benchmark.device import ActionError, Device, DeviceError, DeviceSettings

@@ -6,7 +6,11 @@ paper's VLM judgment tier and a cascade of the two.
     finding = InterferenceDiagnoser().diagnose(DiagnosisContext(goal=goal, observation=obs))
 """
 
-from diagnosers.action_effect import ActionEffectDiagnoser
+from ttir.core.logs import quiet_library
+
+quiet_library(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
+
+from diagnosers.action_effect import ActionEffectDiagnoser  # noqa: E402 - after the logs are quieted
 from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding
 from diagnosers.interference import InterferenceDiagnoser
 from diagnosers.judgment import Judgment

@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Union
 
-from loguru import logger as _logger
+from ttir.core.logs import quiet_library
 
 if TYPE_CHECKING:  # pragma: no cover
     from experiments.spec import ExperimentSpec
 
-_logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
+quiet_library(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
 
 
 def run(spec: Union["ExperimentSpec", str, Path, Mapping[str, Any]], out: Union[str, Path, None] = None, *,

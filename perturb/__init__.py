@@ -5,9 +5,9 @@ not responding, an empty accessibility tree), over any device.
 ``make(name, **overrides)`` builds one from its YAML profile; ``REGISTRY`` lists them;
 ``PerturbedDevice(device, perturbations, seed=…)`` runs them around any device."""
 
-from loguru import logger as _logger
+from ttir.core.logs import quiet_library
 
-_logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
+quiet_library(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
 
 
 from perturb.base import Magnitude, Params, Perturbation

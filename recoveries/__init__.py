@@ -5,9 +5,9 @@ the target condition and the constraints)."""
 
 from __future__ import annotations
 
-from loguru import logger as _logger
+from ttir.core.logs import quiet_library
 
-_logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
+quiet_library(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
 
 from recoveries.alternative_action import AlternativeAction  # noqa: E402
 from ttir.core.recovery import Recovery, RecoveryContext  # noqa: E402

@@ -8,11 +8,11 @@ The guard and its config are imported lazily so that ``import ttir`` (and
 
 from __future__ import annotations
 
-from loguru import logger as _logger
-
-_logger.disable(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
-
 from typing import TYPE_CHECKING, Any, Optional
+
+from ttir.core.logs import LOGGED_PACKAGES, QUIET, enable_logging, quiet_library  # noqa: F401 - re-exported
+
+quiet_library(__name__)  # a library stays quiet until the application (or `ttir` CLI) enables it
 
 from ttir.core.types import Action, Agent, AgentStep, Observation, StepRecord, UIElement, as_agent, set_screenshot_reader
 from ttir.core.diagnosis import Cost, DiagnosisContext, Diagnoser, Finding  # the check contract: a user's
@@ -131,34 +131,6 @@ def guard(agent: Any, config: ConfigLike = None, vlm: Optional[VLMClient] = None
     return _guard(agent, config=config, vlm=vlm, checks=checks)
 
 
-LOGGED_PACKAGES = ("ttir", "benchmark", "perturb", "diagnosers", "recoveries", "experiments")
-
-
-def enable_logging(level: str = "INFO") -> None:
-    """Turn on ttir's loguru logs (to stderr) at ``level``; libraries start quiet.
-
-    Args:
-        level: the lowest level written: ``"DEBUG"``, ``"INFO"``, ``"WARNING"`` …
-    """
-    import sys
-
-    for pkg in LOGGED_PACKAGES:
-        _logger.enable(pkg)
-    _logger.remove()
-    # write to whatever sys.stderr is at the time (test runners swap it)
-    _logger.add(lambda m: sys.stderr.write(m), level=level, format="<level>{level: <7}</level> {message}", colorize=False,
-                filter=_shown)
-
-
-QUIET = "ttir_quiet"  # ``logger.contextualize(ttir_quiet=True)``: only warnings and errors are written meanwhile
-
-
-def _shown(record: Any) -> bool:
-    # a loop over a thousand one-screen episodes (`ttir tune eval --real`) reports what the guard did in
-    # its own table; the guard's per-episode notes would bury its progress bar, its warnings must not be
-    return not record["extra"].get(QUIET) or record["level"].no >= 30
-
-
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
@@ -187,5 +159,6 @@ __all__ = [
     "UIElement",
     "as_agent",
     "default_checks",
+    "enable_logging",
     "guard",
 ]

@@ -13,7 +13,8 @@ What it holds:
 - ``lexicon`` (and ``data/``): the one vocabulary of control roles and loading words;
 - ``describe``, ``prompt_data``: observations and untrusted text as prompt text;
 - ``obs_cache``: a feature computed once per observation;
-- ``doctor_check``: one check of a doctor (phones, endpoints).
+- ``doctor_check``: one check of a doctor (phones, endpoints);
+- ``logs``: the packages' loguru logs, quiet as a library until an application enables them.
 """
 
 # the submodules (``from ttir.x import *`` loads them); the package itself re-exports nothing, so that
@@ -27,6 +28,7 @@ __all__ = [
     "errors",
     "imports",
     "lexicon",
+    "logs",
     "obs_cache",
     "ocr",
     "prompt_data",
