@@ -117,12 +117,18 @@ def test_a_bare_root_is_an_empty_tree_not_an_error():
     (PLAIN.replace('rotation="0"', 'rotation="7"'), "rotation=7"),
     (PLAIN.replace("[800,150][1040,230]", "[800,150][1040,99999999999999999999]"), "bounds="),
     (PLAIN.replace("[800,150][1040,230]", "[800;150]"), "node #2"),
+    ("screens/window_dump.xml", "looks like a file path ('screens/window_dump.xml'), not a dump; pass the file's text"),
 ], ids=["empty", "status-only", "ios", "html", "no-nodes", "truncated", "rotation-word", "rotation-range",
-        "huge-bounds", "bad-bounds"])
+        "huge-bounds", "bad-bounds", "a-path"])
 def test_unreadable_documents_say_why(doc, says):
     with pytest.raises(DumpError) as info:
         Observation.from_xml(doc)
     assert says in str(info.value)
+
+
+def test_a_path_object_is_named_as_a_path_not_as_the_wrong_type(tmp_path):
+    with pytest.raises(DumpError, match="looks like a file path"):
+        Observation.from_xml(tmp_path / "dump.xml")
 
 
 # ------------------------------------------------------------------ hostile documents (issue 14, item 11)

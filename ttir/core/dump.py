@@ -25,6 +25,7 @@ Imports nothing from the project: :mod:`ttir.core.types` builds its elements fro
 
 from __future__ import annotations
 
+import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -41,11 +42,13 @@ _CHUNK = 1 << 16
 _DOCTYPE = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.I)
 _BOUNDS = re.compile(r"^\s*\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*$")
 _IOS_HINT = "XCUIElementType"
+# one line naming a .xml file (no markup, no line break): a path handed over instead of the dump's text
+# (uiautomator's own status line, "UI hierchary dumped to: /sdcard/window_dump.xml", is told apart below)
+_PATH_LIKE = re.compile(r"[^<>\n]{1,4096}\.xml\s*", re.IGNORECASE)
 
 
 class DumpError(ValueError):
     """The text is not a screen dump this parser can read (the message says why)."""
-
 
 @dataclass
 class DumpNode:
@@ -85,6 +88,11 @@ def dump_text(xml: Union[str, bytes]) -> str:
         if "\x00" in xml[:200]:
             raise DumpError("dump is not UTF-8 text: it holds NUL bytes (UTF-16 without a byte-order mark?); "
                             "save it as UTF-8, or as UTF-16 with its BOM")
+    if isinstance(xml, os.PathLike) or (isinstance(xml, str) and _PATH_LIKE.fullmatch(xml)
+                                                          and "dumped to" not in xml):
+        # a path where the text was meant: "no <hierarchy> root element found" hid it
+        raise DumpError(f"xml looks like a file path ({str(xml)[:120]!r}), not a dump; pass the file's text, e.g. "
+                        f"Observation.from_xml(Path({str(xml)[:120]!r}).read_text(encoding='utf-8'))")
     if not isinstance(xml, str):
         raise DumpError(f"xml must be a str or bytes dump, got {type(xml).__name__}")
     if len(xml) > MAX_CHARS:
