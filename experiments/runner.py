@@ -12,7 +12,7 @@ from loguru import logger
 
 from experiments.executor import check_executor, make_executor
 from experiments.spec import EpisodeSpec, ExperimentSpec
-from experiments.store import RunStore
+from experiments.store import RunStore, check_run_folder
 
 WORKERS_PER_CORE = 2  # simulated episodes are CPU-bound: more processes than this only add memory
 
@@ -61,6 +61,7 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
         ValueError: ``workers`` is not a whole number of 1 or more, or ``executor`` or one of its
             options is unknown (nothing is written).
         NotADirectoryError: ``out`` is an existing file.
+        ConfigError: ``out`` is a folder of other files, not a run's (nothing is written).
         RunFolderBusy: another process runs into ``out``.
         SpecChanged: ``out`` holds episodes of another spec and ``force`` is not set.
     """
@@ -73,6 +74,7 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
     check_executor(executor, {**executor_options, "devices": spec.devices})  # before the run folder is touched
     with factories_registered(factories):  # this run's only: not a later spec's agent of the same name
         spec.check()  # a bad parameter fails now, not once per episode
+        check_run_folder(Path(out))
         store = RunStore(out)
         with store.exclusive():
             store.claim_spec(spec.model_dump(mode="json"), force=force)

@@ -78,6 +78,61 @@ def record_problem(rec: Any) -> Optional[str]:
     return None
 
 
+def check_derived_folder(out: Path, source: Path, marker: str, what: str) -> None:
+    """Refuse ``--out`` unless it is a new folder or one the same command wrote, before any work.
+
+    A command that writes a folder derived from a run (checkpoints, a tuning dataset) rewrites it;
+    pointed at the run itself, a file or a folder of other things, it mixed its files with theirs
+    (or failed half-way).
+
+    Args:
+        out: the folder to write.
+        source: the run it is derived from (never written into).
+        marker: the file a folder of this kind holds (``checkpoints.jsonl``, ``steps.jsonl``).
+        what: what the folder holds, in words ("the checkpoints", "the dataset").
+
+    Raises:
+        ConfigError: ``out`` is ``source``, a file, or a folder with other files and no ``marker``.
+    """
+    if out.exists() and source.exists() and out.resolve() == source.resolve():
+        raise ConfigError(f"--out {out} is the run folder itself; choose another folder for {what}, "
+                          f"e.g. --out {source.name}_{marker.split('.')[0]}")
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; expected a folder for {what} (a new one, or an earlier "
+                          "build's)")
+    if _holds_other_things(out, (marker,)):
+        raise ConfigError(f"--out {out} holds other files and no {marker} (an earlier build's would hold it); "
+                          f"choose a new folder for {what}")
+
+
+RUN_MARKERS = (EPISODES, "spec.json", "run.json", "episodes")  # what a run folder holds from its first moment
+
+
+def check_run_folder(out: Path) -> None:
+    """Refuse a folder of other things as a run folder, before anything is written there.
+
+    A new folder, an empty one and an earlier run's (resumed) are taken; a folder holding other
+    files (a dataset, checkpoints, one's own notes) would get the run's files mixed into it.
+
+    Args:
+        out: the run folder asked for.
+
+    Raises:
+        ConfigError: ``out`` holds files and none of a run's (:data:`RUN_MARKERS`).
+    """
+    if _holds_other_things(out, RUN_MARKERS):
+        found = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+        raise ConfigError(f"the run folder {out} holds other files ({', '.join(found[:3])}"
+                          f"{', …' if len(found) > 3 else ''}) and none of a run's ({', '.join(RUN_MARKERS)}); "
+                          "choose a new folder for the run (or an earlier run's, to resume it)")
+
+
+def _holds_other_things(folder: Path, markers: tuple[str, ...]) -> bool:
+    """Whether ``folder`` is a folder with entries (hidden ones such as .DS_Store aside) but no marker."""
+    return (folder.is_dir() and not any((folder / m).exists() for m in markers)
+            and any(not p.name.startswith(".") for p in folder.iterdir()))
+
+
 class RunFolderBusy(TTIRError):
     """Another process is running into the same run folder."""
 

@@ -32,7 +32,6 @@ from experiments.checkpoints.model import (CHECKPOINTS, Checkpoint, is_injected,
 from experiments.checkpoints.placement import FirstError, place_run
 from experiments.checkpoints.propose import open_env  # noqa: F401 - re-exported
 from experiments.checkpoints.replay import ScreenDigest, replay_prefix, screen_digest, sha256
-from ttir.core.errors import ConfigError
 from ttir.core.types import ENDING_TYPES
 
 DEFAULT_POSITIONS = ("t-3", "t-1", "t", "t+1", "t+1+")
@@ -73,26 +72,6 @@ def _recorded(ep_dir: Path, n: int) -> ScreenDigest:
                         xml_sha256=sha256(xml.read_bytes()) if xml.exists() else None)
 
 
-def check_out_folder(run_dir: Path, out: Path) -> None:
-    """Refuse an ``out`` that is not a new folder or an earlier checkpoint folder, before any replay.
-
-    A build rewrites its folder; written into a run folder, a file or a folder of other things it
-    would mix its files with theirs (or fail half-way).
-
-    Raises:
-        ConfigError: ``out`` is ``run_dir``, a file, or a folder with other files and no checkpoints.jsonl.
-    """
-    if out.exists() and run_dir.exists() and out.resolve() == run_dir.resolve():
-        raise ConfigError(f"--out {out} is the run folder itself; checkpoints go to a folder of their own, "
-                          f"e.g. --out {run_dir.name}_checkpoints")
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} is a file; expected a folder for the checkpoints (a new one, or one "
-                          "`ttir checkpoints` wrote before, which is rewritten)")
-    if out.is_dir() and not (out / CHECKPOINTS).exists() and any(out.iterdir()):
-        raise ConfigError(f"--out {out} holds other files and no {CHECKPOINTS}, so it is not a checkpoint folder; "
-                          "choose a new folder (or one `ttir checkpoints` wrote before, which is rewritten)")
-
-
 def _drop_stale_screens(screens: Path, kept: list[Checkpoint]) -> None:
     """Remove the screens of an earlier build of the same folder that this build did not keep."""
     ids = {ck.id for ck in kept}
@@ -114,14 +93,15 @@ def build(run_dir: Path | str, out: Path | str, positions: tuple[str, ...] = DEF
         The counts (also ``out/summary.json``).
 
     Raises:
-        ConfigError: ``out`` is the run folder, a file, or a folder of other things (:func:`check_out_folder`).
+        ConfigError: ``out`` is the run folder, a file, or a folder of other things
+            (``experiments.store.check_derived_folder``).
     """
     from experiments.spec import EpisodeSpec
-    from experiments.store import RunStore, read_json
+    from experiments.store import RunStore, check_derived_folder, read_json
 
     offsets = {p: parse_position(p) for p in positions}
     run_dir, out = Path(run_dir), Path(out)
-    check_out_folder(run_dir, out)
+    check_derived_folder(out, run_dir, CHECKPOINTS, "the checkpoints")
     store = RunStore(run_dir)
     spec = read_json(run_dir / "spec.json") if (run_dir / "spec.json").exists() else {}
     if (spec.get("devices") or {}).get("kind", "sim") != "sim":

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Optional
 
 from loguru import logger
 
-from experiments.store import EPISODES, RunStore
+from experiments.store import EPISODES, RunStore, check_derived_folder
 from experiments.tune.labels import LABEL_KEYS, label_episode
 
 DEFAULT_HISTORY = 16  # steps of history per row; rows of an episode chain to the guard's 64 (tune/README.md)
@@ -148,8 +148,13 @@ def build(run_dir: Path | str, out: Path | str, *, history: int = DEFAULT_HISTOR
           per_perturbation: Optional[int] = None, seed: int = 0, agents: Optional[Iterable[str]] = None,
           perturbations: Optional[Iterable[str]] = None, guard: Optional[Iterable[str]] = ("off",),
           force: bool = False) -> dict[str, Any]:
-    """Build ``out`` from ``run_dir``; returns the summary written to ``build.json``."""
+    """Build ``out`` from ``run_dir``; returns the summary written to ``build.json``.
+
+    ``out`` is a new folder or a dataset built before (kept unless ``force``); the run folder
+    itself, a file or a folder of other things is refused (``ConfigError``) before any work.
+    """
     run_dir, out = Path(run_dir), Path(out)
+    check_derived_folder(out, run_dir, "steps.jsonl", "the dataset")
     if history < 0:
         raise ValueError(f"history={history}: expected the number of past steps per row (>= 0)")
     if link not in ("hard", "copy", "symlink"):

@@ -277,11 +277,11 @@ def test_a_build_refuses_an_out_folder_that_is_not_its_own_and_a_rebuild_drops_s
         build(root / "src", root / "src", ("t",))
     assert sorted(p.name for p in (root / "src").iterdir()) == before  # nothing written into the run
     (tmp_path / "a_file").write_text("x")
-    with pytest.raises(ConfigError, match="is a file; expected a folder"):
+    with pytest.raises(ConfigError, match="is a file; expected a folder for the checkpoints"):
         build(root / "src", tmp_path / "a_file", ("t",))
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "mine.txt").write_text("keep")
-    with pytest.raises(ConfigError, match="not a checkpoint folder"):
+    with pytest.raises(ConfigError, match="holds other files and no checkpoints.jsonl"):
         build(root / "src", tmp_path / "notes", ("t",))
     assert [p.name for p in (tmp_path / "notes").iterdir()] == ["mine.txt"]
     # an earlier build's folder is rewritten, and the screens this build does not keep go with it

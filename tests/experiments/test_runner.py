@@ -347,3 +347,21 @@ def test_an_out_path_that_is_a_file_is_refused_and_left_as_it_was(tmp_path, caps
     err = capsys.readouterr().err
     assert "the run folder is an existing file" in err and str(mine) in err, err
     assert mine.read_text(encoding="utf-8") == "mine"
+
+
+def test_a_folder_of_other_files_is_refused_as_a_run_folder_and_left_as_it_was(tmp_path, capsys):
+    from ttir.cli import main
+
+    spec = _write(tmp_path, TINY_YAML)
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "todo.txt").write_text("mine", encoding="utf-8")
+    assert main(["run", str(spec), "--out", str(mine), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"the run folder {mine} holds other files (todo.txt) and none of a run's" in err, err
+    assert [p.name for p in mine.iterdir()] == ["todo.txt"]
+    # an empty folder (a hidden file aside) is a new run's, and a run's folder is resumed
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / ".DS_Store").write_text("")
+    assert main(["run", str(spec), "--out", str(tmp_path / "empty"), "--no-progress"]) == 0
+    assert main(["run", str(spec), "--out", str(tmp_path / "empty"), "--no-progress"]) == 0

@@ -127,3 +127,17 @@ def test_rows_of_an_episode_extend_each_others_history(tiny_run: Path, tmp_path:
         assert (h if h is not None else r_short.history) == r_long.history
         longer += h is not None
     assert longer > 0
+
+
+def test_build_refuses_the_run_folder_a_file_or_a_folder_of_other_things_as_out(tiny_run: Path, tmp_path: Path) -> None:
+    from ttir.core.errors import ConfigError
+
+    before = sorted(p.name for p in tiny_run.iterdir())
+    with pytest.raises(ConfigError, match="is the run folder itself; choose another folder for the dataset"):
+        build(tiny_run, tiny_run)
+    assert sorted(p.name for p in tiny_run.iterdir()) == before  # no steps.jsonl or files/ in the run
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "mine.txt").write_text("keep")
+    with pytest.raises(ConfigError, match="holds other files and no steps.jsonl"):
+        build(tiny_run, tmp_path / "notes")
+    assert [p.name for p in (tmp_path / "notes").iterdir()] == ["mine.txt"]
