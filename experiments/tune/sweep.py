@@ -18,11 +18,10 @@ import itertools
 from pathlib import Path
 from typing import Any, Optional
 
-import yaml
-
 from experiments.tune.evaluate import Variant, evaluate_dataset
 from experiments.tune.metrics import score_outcomes
 from ttir.core.config import DIAGNOSERS, TTIRConfig
+from ttir.core.validation import load_yaml_text
 
 
 def parse_param(text: str) -> tuple[str, list[Any]]:
@@ -37,7 +36,7 @@ def parse_param(text: str) -> tuple[str, list[Any]]:
     if section not in DIAGNOSERS:
         raise ValueError(f"--param {text!r}: sweeps tune the rule tier of the diagnosers; the key must start with "
                          f"one of {', '.join(DIAGNOSERS)} (got section {section!r})")
-    values = [yaml.safe_load(v.strip()) for v in raw.split(",") if v.strip()]
+    values = [load_yaml_text(v.strip(), f"--param {text!r}") for v in raw.split(",") if v.strip()]
     if not values:
         raise ValueError(f"--param {text!r}: no values after '='")
     for v in values:  # a bad key or value fails now, naming it

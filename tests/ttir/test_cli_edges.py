@@ -122,6 +122,22 @@ def test_a_setting_out_of_its_range_reads_in_the_configs_words_not_pydantics(cap
     assert "pydantic" not in err and "WatchConfig" not in err
 
 
+@pytest.mark.parametrize("argv, source", [
+    (["show", "ContactsAddContact", "--perturb", "popup_permission", "--set", "trigger_step=[1,2"],
+     "--set 'trigger_step=[1,2'"),
+    (["tune", "eval", "ds", "--set", "stuck_loop.window=[4"], "--set 'stuck_loop.window=[4'"),
+    (["tune", "sweep", "ds", "--param", "stuck_loop.window=2,[4"], "--param 'stuck_loop.window=2,[4'"),
+])
+def test_a_value_that_is_not_yaml_is_one_error_line_naming_the_option_not_a_traceback(argv, source, tmp_path,
+                                                                                       capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"error: {source}:1:" in err and "not valid YAML" in err, err
+    assert "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("argv, prog, unknown", [(["demo", "--task", "ContactsAddContact"], "ttir demo", "--task"),
                                                 (["tune", "eval", "--real", "--bogus"], "ttir tune eval", "--bogus"),
                                                 (["perturbations", "--layer", "ui"], "ttir perturbations", "--layer ui")])

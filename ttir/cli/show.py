@@ -32,14 +32,14 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def _overrides(items: list[str]) -> dict[str, Any]:
-    import yaml
+    from ttir.core.validation import load_yaml_text
 
     out: dict[str, Any] = {}
     for item in items:
         if "=" not in item:
             raise ValueError(f"--set {item!r}: expected PARAM=VALUE")
         k, v = item.split("=", 1)
-        out[k.strip()] = yaml.safe_load(v)
+        out[k.strip()] = load_yaml_text(v, f"--set {item!r}")  # bounded; a syntax error is one line
     return out
 
 

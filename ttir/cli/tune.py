@@ -88,9 +88,8 @@ def _config_args(p: argparse.ArgumentParser) -> None:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    import yaml
-
     from ttir.core.config import TTIRConfig
+    from ttir.core.validation import load_yaml_text
 
     cfg = TTIRConfig.from_yaml(args.config) if args.config else TTIRConfig()
     overrides = {}
@@ -98,7 +97,7 @@ def _config(args: argparse.Namespace) -> Any:
         if "=" not in item:
             raise ValueError(f"--set {item!r}: expected KEY=VALUE such as stuck_loop.window=4")
         k, _, v = item.partition("=")
-        overrides[k.strip()] = yaml.safe_load(v)
+        overrides[k.strip()] = load_yaml_text(v, f"--set {item!r}")  # bounded; a syntax error is one line
     return cfg.override(overrides) if overrides else cfg
 
 
