@@ -92,6 +92,27 @@ def test_a_callers_mistake_in_the_guards_arguments_raises_naming_it(kwargs, mess
         make(kwargs.pop("agent"), **kwargs)
     assert message in str(info.value)
 
+@pytest.mark.parametrize("url, says", [
+    ("localhost:8080/v1", "is not an http(s) URL with a host; expected e.g. http://localhost:8000/v1 "
+                          "(did you mean 'http://localhost:8080/v1'?)"),
+    ("http//127.0.0.1:8000/v1", "did you mean 'http://127.0.0.1:8000/v1'?"),
+    ("http://127.0.0.1:99999/v1", "Port out of range"),
+    ("http://127.0.0.1:8000/v1 ", "holds spaces"),
+])
+def test_an_endpoint_url_the_client_cannot_use_is_refused_not_failed_open_at_every_step(url, says, monkeypatch):
+    # every model call failed on such a URL, and the guard, failing open, let every step through unchecked
+    cascade = {"interference": {"mode": "cascade"}}
+    with pytest.raises(ValueError) as info:
+        ttir.guard(_Agent(), config={**cascade, "vlm": {"base_url": url}})
+    assert says in str(info.value)
+    monkeypatch.setenv("TTIR_VLM_BASE_URL", url)
+    with pytest.raises(ValueError) as info:
+        ttir.guard(_Agent(), config=cascade)
+    assert "TTIR_VLM_BASE_URL: " in str(info.value) and says in str(info.value)
+    monkeypatch.setenv("TTIR_VLM_BASE_URL", "https://api.example.com/v1")
+    ttir.guard(_Agent(), config=cascade)  # a good URL from the environment is taken
+
+
 def test_disabled_guard_is_a_pass_through():
     cfg = TTIRConfig.with_mode("off")
     task = make_task("ContactsAddContact")

@@ -14,7 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ttir.core.imports import IMPORT_FORM
-from ttir.core.errors import did_you_mean
+from ttir.core.errors import ConfigError, did_you_mean
 from ttir.core.validation import LineMap, error_lines, load_yaml_mapping_lines, short_repr
 
 Tier = Literal["rules", "vlm", "cascade", "off"]  # the tiers (a check's `mode`, a run's guard mode): declared once
@@ -99,6 +99,36 @@ class RecoveryConfig(_Section):
         return v
 
 
+def endpoint_url_problem(url: str) -> Optional[str]:
+    """What is wrong with ``url`` as a model endpoint, or None when it is an http(s) URL with a host.
+
+    A URL the HTTP client cannot use (``localhost:8080/v1``, ``http//…``) failed every model call,
+    and the guard, failing open, then let every step through unchecked; it is refused up front.
+
+    Args:
+        url: the endpoint, e.g. ``http://localhost:8000/v1``.
+
+    Returns:
+        The problem in words with a suggestion, or None.
+    """
+    from urllib.parse import urlsplit
+
+    if url != url.strip() or any(c.isspace() for c in url):
+        return f"{url!r} holds spaces; expected a URL such as {url.strip()!r}"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port out of range or not a number
+    except ValueError as exc:
+        return f"{url!r} is not a URL ({exc}); expected e.g. http://localhost:8000/v1"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        guess = url.split("://", 1)[-1].lstrip(":/")
+        if guess.startswith("http") and "//" in guess[:8]:  # "http//host": the colon forgotten
+            guess = guess.split("//", 1)[1]
+        return (f"{url!r} is not an http(s) URL with a host; expected e.g. http://localhost:8000/v1 "
+                f"(did you mean 'http://{guess}'?)")
+    return None
+
+
 class VLMConfig(_Section):
     """The model endpoint (any OpenAI-compatible server) and the bounds on its use."""
 
@@ -132,6 +162,15 @@ class VLMConfig(_Section):
                                       "process (sync and async together); more wait their turn, the wait counting against "
                                       "the step's deadline, so that a burst of episodes queues instead of overrunning the "
                                       "endpoint.")
+
+
+    @field_validator("base_url")
+    @classmethod
+    def _endpoint_url(cls, v: Optional[str]) -> Optional[str]:
+        problem = None if v is None else endpoint_url_problem(v)
+        if problem is not None:
+            raise ValueError(problem)
+        return v
 
 
 class PromptsConfig(_Section):
@@ -318,9 +357,17 @@ class TTIRConfig(BaseModel):
 
 
 def env_vlm_settings(cfg: VLMConfig) -> dict[str, Any]:
-    """The effective endpoint settings: config first, then ``TTIR_VLM_*`` variables."""
+    """The effective endpoint settings: config first, then ``TTIR_VLM_*`` variables.
+
+    Raises:
+        ConfigError: ``TTIR_VLM_BASE_URL`` is set to what is not an http(s) URL with a host.
+    """
+    base_url = cfg.base_url or os.environ.get("TTIR_VLM_BASE_URL") or None
+    problem = None if cfg.base_url or base_url is None else endpoint_url_problem(base_url)
+    if problem is not None:
+        raise ConfigError(f"TTIR_VLM_BASE_URL: {problem}")
     return {
-        "base_url": cfg.base_url or os.environ.get("TTIR_VLM_BASE_URL"),
+        "base_url": base_url,
         "model": cfg.model or os.environ.get("TTIR_VLM_MODEL") or "default",
         "api_key": cfg.api_key or os.environ.get("TTIR_VLM_API_KEY") or "EMPTY",
         "timeout_s": cfg.timeout_s,

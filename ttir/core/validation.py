@@ -140,7 +140,8 @@ def _one(loc: Loc, e: dict[str, Any], model: Optional[type[BaseModel]]) -> str:
     where = _where(loc)
     if e.get("type") == "extra_forbidden":
         return f"{where}: {unknown_key_message(str(loc[-1]), _model_at(model, loc[:-1]) if model else None)}"
-    message = f"{where}: {e['msg']} (got {short_repr(e.get('input'))})"
+    text = e["msg"].removeprefix("Value error, ") if e.get("type") == "value_error" else e["msg"]  # pydantic's label
+    message = f"{where}: {text} (got {short_repr(e.get('input'))})"
     if e.get("type") == "literal_error" and isinstance(e.get("input"), str):
         choices = re.findall(r"'([^']*)'", str((e.get("ctx") or {}).get("expected", "")))
         close = difflib.get_close_matches(e["input"], choices, n=1, cutoff=0.6) or \
