@@ -216,6 +216,18 @@ def test_cmd_ttir_sets_up_a_task_and_gives_its_verdict(phone):
     assert phone.run("cmd nosuchservice").stderr == b"cmd: Can't find service: nosuchservice\n"
 
 
+def test_a_phone_served_with_a_perturbation_and_no_task_gives_a_verdict_without_one():
+    # `ttir serve-adb --perturb P` without --task: the final verdicts, printed on Ctrl-C, raised
+    # AttributeError on the task-less phone and the --out file was never written
+    from ttir.cli.serve_adb import build_device
+
+    served = ServedPhone(build_device(None, ["popup_permission"], 0), serial="ttir-sim-5555")
+    served.start_task(None)
+    verdict = served.verdict()
+    assert verdict["task"] is None and verdict["success"] is None and verdict["actions"] == 0
+    assert served.run(cmd.TTIR_TASK_VERIFY).status == 1  # "no task is set up on this phone"
+
+
 # ------------------------------------------------------------------ sync
 
 

@@ -85,6 +85,8 @@ def test_an_unknown_task_gets_the_suggestion_not_every_name(capsys):
      "argument --per-perturbation: '0' is not a whole number of 1 or more"),
     (["tune", "eval", "ds", "--workers", "0"], "argument --workers: '0' is not a whole number of 1 or more"),
     (["checkpoints", "prefs", "ck", "--repeats", "0"], "argument --repeats: '0' is not a whole number of 1 or more"),
+    (["serve-adb", "--task", "ContactsAddContact", "--instance", "-1"],
+     "argument --instance: '-1' is not a whole number of 0 or more"),
     (["checkpoints", "judge", "ck", "p.jsonl", "--timeout", "-1"],
      "argument --timeout: '-1' is not a number of seconds above 0"),
     (["watch", "--serial", "emulator-5554", "--duration", "nan"],
@@ -186,6 +188,12 @@ def test_serve_adb_names_the_closest_perturbation_before_serving(capsys):
     err = capsys.readouterr().err
     assert "--perturb: unknown perturbation 'popup_permision'; did you mean 'popup_permission'?" in err
     assert "see `ttir perturbations`" in err
+
+
+def test_serve_adb_refuses_an_instance_without_a_task_before_serving(capsys):
+    # it was ignored without a word (and a negative one taken)
+    assert main(["serve-adb", "--instance", "3"]) == 2
+    assert "--instance 3 picks an instance of --task, and no --task was given" in capsys.readouterr().err
 
 
 def test_serve_adb_takes_a_perturbation_in_any_case(monkeypatch):

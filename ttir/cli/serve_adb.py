@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any, Optional
 
-from ttir.cli.arguments import writable_file
+from ttir.cli.arguments import count, writable_file
 from ttir.cli.stopping import StopSignal
 
 DESCRIPTION = """\
@@ -43,7 +43,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
                    help="a perturbation active on the phones (see `ttir perturbations`); may be repeated")
     p.add_argument("--seed", type=int, default=0, metavar="S",
                    help="task parameters (suite seed, AndroidWorld instance seeding) and perturbation realisation")
-    p.add_argument("--instance", type=int, default=0, metavar="I", help="task instance (default 0)")
+    p.add_argument("--instance", type=count, default=None, metavar="I", help="--task: the task instance (default 0)")
     p.add_argument("--out", type=writable_file, default=None, metavar="FILE",
                    help="on stop, write the verdicts here (JSON; checked when the command starts)")
     p.add_argument("--verdict", type=int, default=None, metavar="PORT",
@@ -97,7 +97,10 @@ def run(args: argparse.Namespace) -> int:
     from benchmark import make_task
     from benchmark.devices.adbd import AdbDaemon, ServedPhone
 
-    task = make_task(args.task, seed=args.seed, i=args.instance) if args.task else None
+    if args.instance is not None and not args.task:
+        raise ValueError(f"--instance {args.instance} picks an instance of --task, and no --task was given; "
+                         "add --task NAME (see `ttir tasks`)")
+    task = make_task(args.task, seed=args.seed, i=args.instance or 0) if args.task else None
     if args.perturb:
         from perturb import REGISTRY
         from ttir.core.errors import UnknownNameError, resolve_name

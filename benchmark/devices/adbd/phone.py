@@ -168,7 +168,7 @@ class ServedPhone:
         """The task's verdict from the phone's state (as every task is verified)."""
         with self.lock:
             out: dict[str, Any] = {"serial": self.serial, "task": None, "success": None}
-            if self.task is not None:
+            if self.task is not None and self.task.task is not None:  # a perturbation without a task has none
                 task = self.task.task
                 out.update(task=task.name, goal=task.goal, seed=task.seed, params=task.params,
                            success=bool(task.verify(self.sim)), **self.task.extra)
