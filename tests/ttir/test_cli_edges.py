@@ -190,6 +190,16 @@ def test_serve_adb_names_the_closest_perturbation_before_serving(capsys):
     assert "see `ttir perturbations`" in err
 
 
+@pytest.mark.parametrize("argv", [["tune", "eval", "--real", "--cases"],
+                                  ["tune", "eval", "--real", "--split", "all", "--cases"],
+                                  ["tune", "eval", "--real", "--round", "30", "--cases"]])
+def test_the_test_splits_cases_are_never_listed(argv, capsys):
+    # the corpus's protocol: the test split is scored once per change and its cases never read;
+    # `--cases` on it (the default split) listed every miss and false alarm
+    assert main(argv) == 2
+    assert "include the test split, which is for reporting only" in capsys.readouterr().err
+
+
 def test_serve_adb_refuses_an_instance_without_a_task_before_serving(capsys):
     # it was ignored without a word (and a negative one taken)
     assert main(["serve-adb", "--instance", "3"]) == 2

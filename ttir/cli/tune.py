@@ -200,7 +200,8 @@ def _eval_parser(tsub: Any) -> None:
                    help="with --real: only the repositories of collection round N (rounds.yaml), both splits "
                         "unless --split says otherwise: a new round's fresh check, scored once before anything "
                         "is tuned or trained on it")
-    p.add_argument("--cases", action="store_true", help="with --real: list every miss, false alarm and bad action")
+    p.add_argument("--cases", action="store_true", help="with --real --split dev: list every miss, false alarm and "
+                                                        "bad action (the test split's are never listed)")
     p.add_argument("--plot", type=writable_file, default=None, metavar="PNG",
                    help="with --real: also draw the report — recall per collection round with its 95 %% interval, "
                         "the guard's actions per kind of screen (needs matplotlib: pip install 'ttir[plots]')")
@@ -306,6 +307,12 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
                              f"rounds.yaml numbers rounds {rounds[0]}–{rounds[-1]}" if rounds else
                              f"--round {args.round_}: the corpus records no collection rounds (rounds.yaml)")
         split = f"round {args.round_}, {split}"
+    held_out = any(s.split == "test" for s in screens)
+    if args.cases and held_out:
+        # the protocol of the corpus (experiments/real_screens/README.md), kept by the tool itself
+        raise ValueError(f"--cases lists every miss, false alarm and bad action, and the {split!r} screens include "
+                         "the test split, which is for reporting only (scored once per change, its cases never "
+                         "read); list dev's instead: --split dev --cases (with --round N for a round's dev half)")
     model = None
     if cfg.interference.screen_model:
         from diagnosers.signals.screen_model import load_screen_model
@@ -320,7 +327,8 @@ def _eval_real(args: argparse.Namespace, cfg: Any, tiers: list[str], judge: Any)
     report["screen_model"] = model.trained_on if model is not None else None
     if args.oracle:
         report["guard"]["oracle_mode"] = args.oracle
-    report["cases"] = [r.__dict__ for r in results]
+    if not held_out:  # per-screen results of dev only: the JSON of a test score must not be its cases
+        report["cases"] = [r.__dict__ for r in results]
     report["round"] = args.round_
     text = render(report, results, split, show=args.cases)
     if args.round_ is not None:
