@@ -64,6 +64,40 @@ def missing_episode_methods(device: Any) -> list[str]:
     return [m for m in EPISODE_METHODS if not callable(getattr(device, m, None))]
 
 
+def check_reset_task(task: Any) -> None:
+    """Refuse what is not a task (or None) as ``reset``'s argument, naming the call that makes one.
+
+    A task's name passed instead of the task failed inside the device ("'str' object has no
+    attribute 'setup'", or on a real phone "task X is simulator-only").
+
+    Args:
+        task: what a caller passed to ``reset``.
+
+    Raises:
+        TypeError: ``task`` is neither None nor an object with a ``setup`` method.
+    """
+    if task is None or callable(getattr(task, "setup", None)):
+        return
+    hint = f"benchmark.make_task({task!r})" if isinstance(task, str) else "benchmark.make_task(NAME)"
+    raise TypeError(f"reset(task={str(task)[:80]!r} ({type(task).__name__})): expected a task made by {hint}, "
+                    "or None for the home screen alone")
+
+
+def check_action(action: Any) -> None:
+    """Refuse what is not an :class:`~ttir.core.types.Action` as ``execute``'s argument.
+
+    Args:
+        action: what a caller passed to ``execute``.
+
+    Raises:
+        ActionError: ``action`` is not an Action (a dict is named with the call that converts it).
+    """
+    if isinstance(action, Action):
+        return
+    hint = "; convert an action dict with ttir.Action.from_json(d)" if isinstance(action, dict) else ""
+    raise ActionError(None, f"action must be an Action, got {type(action).__name__}{hint}")
+
+
 @runtime_checkable
 class Device(Protocol):
     """What the episode loop, the perturbation layer and the CLI need from a device."""

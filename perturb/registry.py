@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from perturb.base import Params, Perturbation
 from perturb.timing import Persistence, Timing
 from ttir.core.errors import did_you_mean, resolve_name
-from ttir.core.validation import load_package_yaml
+from ttir.core.validation import load_package_yaml, plain_message
 
 SECTIONS = ("magnitude", "timing", "persistence")
 
@@ -147,7 +147,8 @@ def make(name: str, **overrides: Any) -> Perturbation:
             persistence=Persistence(**sections["persistence"]),
         )
     except ValidationError as exc:
-        detail = "; ".join(f"{'.'.join(str(x) for x in e['loc'])}={e.get('input')!r}: {e['msg']}" for e in exc.errors())
+        detail = "; ".join(f"{'.'.join(str(x) for x in e['loc'])}={e.get('input')!r}: {plain_message(e)}"
+                           for e in exc.errors())
         raise ValueError(f"{name}: invalid parameters: {detail}") from None
     return cls(name, params, description=prof.description, component=prof.component, layer=prof.layer)  # type: ignore[arg-type]
 

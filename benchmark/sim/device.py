@@ -15,7 +15,7 @@ from loguru import logger
 from PIL import Image
 
 from benchmark.apps.base import App
-from benchmark.device import SCROLL_FRACTION, ActionError, DeviceSettings, check_settings
+from benchmark.device import SCROLL_FRACTION, ActionError, DeviceSettings, check_action, check_reset_task, check_settings
 from benchmark.sim import system
 from benchmark.sim.clock import SimClock
 from benchmark.sim.keyboard import SoftKeyboard
@@ -162,6 +162,7 @@ class SimDevice:
     def reset(self, task: Any = None) -> Observation:
         """Factory-fresh phone on the home screen with the construction-time settings;
         then ``task.setup(self)`` if a task is given."""
+        check_reset_task(task)
         self._settings = self._initial_settings.model_copy()
         self._factory_reset()
         if task is not None:
@@ -610,8 +611,7 @@ class SimDevice:
     # ------------------------------------------------------------------ execute
     def execute(self, action: Action) -> None:
         """Perform one action; raises :class:`ActionError` (state unchanged) if impossible."""
-        if not isinstance(action, Action):
-            raise ActionError(None, f"action must be an Action, got {type(action).__name__}")
+        check_action(action)
         frame = self._frame()
         t = action.action_type
         seconds = ACTION_SECONDS

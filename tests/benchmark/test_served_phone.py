@@ -319,3 +319,15 @@ def test_typing_over_adb_matches_typing_in_one_action():
         sim.execute(a)
         assert phone.observe().elements == sim.observe().elements, a.describe()
     assert phone.observe().screenshot.tobytes() == sim.observe().screenshot.tobytes()
+
+
+def test_a_task_name_or_an_action_dict_handed_to_a_device_is_named_with_the_call_that_makes_the_real_thing():
+    # a task's name reached `task.setup` ("'str' object has no attribute 'setup'")
+    from benchmark.device import ActionError
+
+    sim = SimDevice()
+    with pytest.raises(TypeError, match=r"expected a task made by benchmark.make_task\('ContactsAddContact'\)"):
+        sim.reset("ContactsAddContact")
+    with pytest.raises(ActionError, match=r"got dict; convert an action dict with ttir.Action.from_json\(d\)"):
+        sim.execute({"action_type": "click", "x": 5, "y": 5})
+    assert sim.reset(make_task("ContactsAddContact")).elements  # the real thing still works

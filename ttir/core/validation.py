@@ -136,12 +136,23 @@ def _where(loc: Loc) -> str:
     return ".".join(str(x) for x in loc) or "(root)"
 
 
+def plain_message(e: Mapping[str, Any]) -> str:
+    """One pydantic error's message without pydantic's "Value error, " label (our validators' own words).
+
+    Args:
+        e: an item of ``ValidationError.errors()``.
+
+    Returns:
+        The message.
+    """
+    return e["msg"].removeprefix("Value error, ") if e.get("type") == "value_error" else e["msg"]
+
+
 def _one(loc: Loc, e: dict[str, Any], model: Optional[type[BaseModel]]) -> str:
     where = _where(loc)
     if e.get("type") == "extra_forbidden":
         return f"{where}: {unknown_key_message(str(loc[-1]), _model_at(model, loc[:-1]) if model else None)}"
-    text = e["msg"].removeprefix("Value error, ") if e.get("type") == "value_error" else e["msg"]  # pydantic's label
-    message = f"{where}: {text} (got {short_repr(e.get('input'))})"
+    message = f"{where}: {plain_message(e)} (got {short_repr(e.get('input'))})"
     if e.get("type") == "literal_error" and isinstance(e.get("input"), str):
         choices = re.findall(r"'([^']*)'", str((e.get("ctx") or {}).get("expected", "")))
         close = difflib.get_close_matches(e["input"], choices, n=1, cutoff=0.6) or \

@@ -19,7 +19,8 @@ from loguru import logger
 from PIL import Image
 from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_fixed
 
-from benchmark.device import ActionError, DeviceError, DeviceSettings, SETTING_NAMES, check_settings
+from benchmark.device import (ActionError, DeviceError, DeviceSettings, SETTING_NAMES, check_action, check_reset_task,
+                              check_settings)
 from benchmark.devices.adb import cleanup as adb_cleanup
 from benchmark.devices.adb import commands as cmd
 from benchmark.devices.adb.actions import Pause, Screen, plan
@@ -281,8 +282,7 @@ class AdbDevice:
     # ------------------------------------------------------------------ act
     def execute(self, action: Action) -> None:
         """Perform one action; raises ActionError (phone untouched) if it cannot be done."""
-        if not isinstance(action, Action):
-            raise ActionError(None, f"action must be an Action, got {type(action).__name__}")
+        check_action(action)
         t = action.action_type
         if t == "open_app":
             self._open(action.app_name or "", action)
@@ -403,6 +403,7 @@ class AdbDevice:
     def reset(self, task: Any = None) -> Observation:
         """Home screen with the original settings; then ``task.setup(self)`` if the task
         supports real phones (``supports_real_device = True``)."""
+        check_reset_task(task)
         if task is not None and not getattr(task, "supports_real_device", False):
             name = getattr(task, "name", type(task).__name__)
             raise DeviceError(
