@@ -100,17 +100,15 @@ def _judge(words: list[str], args: argparse.Namespace) -> int:
     return 0
 
 
-FILE_OUTPUTS = ("prefs", "judge", "export")  # the subcommands whose --out is a file, written after their work
-
-
-# which form of the command takes each of its options (the others refuse it rather than ignore it),
-# and each option's default there
+# the forms of the command, each with the options it takes (the others refuse them rather than ignore
+# them) and their defaults; "build" is `ttir checkpoints RUN_DIR`
 OPTIONS_OF: dict[str, dict[str, Any]] = {
     "build": {"positions": "t-3,t-1,t,t+1,t+1+"},
     "prefs": {"repeats": 2, "margin": 2, "workers": 1},
     "judge": {"base_url": None, "model": None, "api_key": None, "timeout": 60.0},
     "export": {"run": None},
 }
+FILE_OUTPUTS = tuple(form for form in OPTIONS_OF if form != "build")  # whose --out is a file, written after their work
 
 
 def _misplaced_option(form: str, args: argparse.Namespace) -> Optional[str]:
@@ -133,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     words = list(args.args)
-    form = words[0] if words[0] in OPTIONS_OF and words[0] != "build" else "build"
+    form = words[0] if words[0] in FILE_OUTPUTS else "build"
     misplaced = _misplaced_option(form, args)
     if misplaced is not None:
         print(f"ttir checkpoints: {misplaced}", file=sys.stderr)
