@@ -163,11 +163,10 @@ class VLMConfig(_Section):
                                       "the step's deadline, so that a burst of episodes queues instead of overrunning the "
                                       "endpoint.")
 
-
     @field_validator("base_url")
     @classmethod
     def _endpoint_url(cls, v: Optional[str]) -> Optional[str]:
-        problem = None if v is None else endpoint_url_problem(v)
+        problem = endpoint_url_problem(v) if v else None  # unset or empty: $TTIR_VLM_BASE_URL decides
         if problem is not None:
             raise ValueError(problem)
         return v
