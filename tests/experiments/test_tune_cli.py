@@ -60,3 +60,17 @@ def test_a_round_or_split_without_real_or_an_unknown_round_is_a_clear_error(caps
     assert "--round 999: no screen" in capsys.readouterr().err
     assert main(["tune", "eval", "some_dataset", "--round", "3"]) == 2
     assert "only with --real" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--real", "--fraction", "0.1"], "--fraction: only without --real (for a DATASET's steps)"),
+    (["--real", "--perturbation", "popup_permission", "--workers", "4"], "--perturbation, --workers: only without"),
+    (["some_dataset", "--real"], "DATASET: only without --real"),
+    (["some_dataset", "--cases"], "--cases: only with --real (for the screens of the real-screen corpus)"),
+    (["some_dataset", "--session-steps", "2", "--plot", "p.png"], "--plot, --session-steps: only with --real"),
+])
+def test_an_option_of_the_other_source_is_refused_not_ignored(argv, says, capsys, tmp_path, monkeypatch) -> None:
+    # `--real --fraction 0.1` scored every screen of the corpus, `DATASET --cases` listed nothing, without a word
+    monkeypatch.chdir(tmp_path)
+    assert main(["tune", "eval", *argv, "--no-progress"]) == 2
+    assert says in capsys.readouterr().err

@@ -210,7 +210,7 @@ def _eval_parser(tsub: Any) -> None:
                         "place of a model: 'vlm' (default) asks it on every screen — what the recoveries tap on every "
                         "pop-up, not only on those the rules find; 'cascade' only where the rules are uncertain — "
                         "the most a perfect model adds to the cascade. An ablation: no endpoint, no model measured")
-    p.add_argument("--session-steps", type=int, default=3, metavar="N",
+    p.add_argument("--session-steps", type=int, default=None, metavar="N",
                    help="with --real: guarded steps per screen (default 3). The first is the headline; the ones "
                         "after it see the same screen again, as if each action had had no effect, and show what "
                         "the guard's fallbacks would tap")
@@ -219,7 +219,7 @@ def _eval_parser(tsub: Any) -> None:
                    help="comma-separated tiers: rules, vlm, cascade (default auto: rules, plus vlm and cascade when an "
                         "endpoint is configured)")
     _selection_args(p)
-    p.add_argument("--workers", type=positive_count, default=2, help="processes for the rule tier (default 2)")
+    p.add_argument("--workers", type=positive_count, default=None, help="processes for the rule tier (default 2)")
     p.add_argument("--min-precision", type=share, default=0.95, help="target precision (default 0.95)")
     p.add_argument("--min-recall", type=share, default=0.90, help="target recall (default 0.90)")
     p.add_argument("--max-clean-fpr", type=share, default=0.01,
@@ -247,10 +247,32 @@ def _tiers(spec: str, cfg: Any) -> list[str]:
     return tiers
 
 
+# the options of `ttir tune eval` that only one of its two sources reads: given to the other one, they
+# were ignored without a word (`--real --fraction 0.1` scored every screen); each refuses the other's
+REAL_ONLY_OPTIONS = ("cases", "plot", "session_steps", "oracle", "split", "round_")
+DATASET_ONLY_OPTIONS = ("dataset", "perturbation", "agent", "fraction", "workers", "brief")
+
+
+def _other_sources_options(args: argparse.Namespace) -> None:
+    """Refuse an option of the other source (the real-screen corpus or a dataset); fill in defaults."""
+    others = DATASET_ONLY_OPTIONS if args.real else REAL_ONLY_OPTIONS
+    given = [n for n in others if getattr(args, n) not in (None, False)]
+    if given:
+        names = ", ".join("DATASET" if n == "dataset" else "--" + n.rstrip("_").replace("_", "-") for n in given)
+        if args.real:
+            raise ValueError(f"{names}: only without --real (for a DATASET's steps); --real scores the screens of the "
+                             "real-screen corpus and reads none of them")
+        raise ValueError(f"{names}: only with --real (for the screens of the real-screen corpus); a DATASET's "
+                         "evaluation reads none of them")
+    args.session_steps = 3 if args.session_steps is None else args.session_steps
+    args.workers = 2 if args.workers is None else args.workers
+
+
 def _eval(args: argparse.Namespace) -> int:
     from experiments.tune.evaluate import Variant, evaluate_dataset, summarise
     from experiments.tune.tables import eval_text
 
+    _other_sources_options(args)
     cfg = _config(args)
     tiers = _tiers(args.tiers, cfg)
     judge = None
@@ -264,10 +286,6 @@ def _eval(args: argparse.Namespace) -> int:
 
             tiers = [*tiers, ORACLE_TIER]
         return _eval_real(args, cfg, tiers, judge)
-    if args.oracle:
-        raise ValueError("--oracle: only with --real (the label of a real screen is the oracle's answer)")
-    if args.round_ is not None or args.split is not None:
-        raise ValueError("--split and --round: only with --real (they choose screens of the real-screen corpus)")
     if args.dataset is None:
         raise ValueError("ttir tune eval: give a DATASET, or --real for the real-screen corpus")
     variants = [Variant(t, t, cfg, judge=judge if t != "rules" else None) for t in tiers]
