@@ -16,7 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Optional, Protocol, get_args
 
 from experiments.spec import EpisodeSpec
-from ttir.core.errors import did_you_mean
+from ttir.core.errors import ConfigError, did_you_mean
 
 ExecutorName = Literal["local", "ray"]  # where a run's episodes run: worker processes here, or a Ray cluster
 EXECUTOR_NAMES: tuple[ExecutorName, ...] = get_args(ExecutorName)
@@ -137,6 +137,7 @@ def check_executor(kind: str, options: Mapping[str, Any]) -> None:
 
     Raises:
         ValueError: the executor or an option is unknown (the message lists what it takes).
+        ConfigError: ``address`` names no Ray head node that accepts a connection.
     """
     if kind not in EXECUTOR_NAMES:
         raise ValueError(f"executor={kind!r} is unknown; expected {' or '.join(EXECUTOR_NAMES)}"
@@ -150,13 +151,16 @@ def check_executor(kind: str, options: Mapping[str, Any]) -> None:
         raise ValueError(f"devices.kind={devices.kind!r} runs on the Ray executor (--executor ray); "
                          "the local executor drives simulated phones only (devices.kind='sim')")
     if kind == "ray" and extra:
-        from experiments.ray.executor import RayExecutor  # ray itself is imported when a cluster starts
+        from experiments.ray.executor import RayExecutor, address_problem  # ray is imported when a cluster starts
 
         known = [n for n in inspect.signature(RayExecutor).parameters if n not in ("workers", "devices")]
         unknown = [n for n in extra if n not in known]
         if unknown:
             raise ValueError(f"executor option(s) {', '.join(unknown)}: the Ray executor takes {', '.join(known)}"
                              f"{did_you_mean(unknown[0], known)}")
+        problem = address_problem(options["address"]) if options.get("address") else None
+        if problem is not None:  # ray.init would retry it for minutes
+            raise ConfigError(f"address={options['address']!r}: {problem}")
 
 
 def make_executor(kind: str = "local", workers: int = 1, **options: Any) -> Executor:

@@ -33,6 +33,50 @@ from experiments.spec import DeviceSpec, EpisodeSpec
 from experiments.store import RunStore
 
 POLL_S = 1.0  # how often the driver checks time-outs while it waits
+ADDRESS_PROBE_S = 5.0  # how long the address check waits for the head node to accept a connection
+DEFAULT_PORTS = {"": 6379, "ray://": 10001}  # Ray's head (GCS) port, and its client server's
+
+
+def address_problem(address: str, timeout_s: float = ADDRESS_PROBE_S) -> Optional[str]:
+    """Why no Ray cluster can be joined at ``address``, or None when its head accepts a connection.
+
+    ``ray.init`` retries a wrong address for minutes, printing a warning every few seconds, before
+    it fails; one TCP connection tells at once. ``auto`` and ``local`` are Ray's to resolve.
+
+    Args:
+        address: ``host:port`` of the head node (GCS), or ``ray://host:port`` (Ray client).
+        timeout_s: seconds to wait for the connection.
+
+    Returns:
+        The problem in words, or None.
+    """
+    import socket
+
+    if address in ("auto", "local"):
+        return None
+    scheme = "ray://" if address.startswith("ray://") else ""
+    rest = address[len(scheme):].rstrip("/")
+    if rest.startswith("["):  # [v6 address]:port
+        host, _, tail = rest[1:].partition("]")
+        port_text = tail[1:] if tail.startswith(":") else ""
+    elif rest.count(":") == 1:
+        host, port_text = rest.split(":")
+    else:  # a bare host (or a v6 address without brackets)
+        host, port_text = rest, ""
+    if not port_text:
+        port = DEFAULT_PORTS[scheme]
+    elif port_text.isdigit() and 0 < int(port_text) < 65536:
+        port = int(port_text)
+    else:
+        return f"{address!r} is not host:port (e.g. 10.0.0.5:6379, or ray://10.0.0.5:10001 for Ray client)"
+    if not host:
+        return f"{address!r} names no host (e.g. 10.0.0.5:6379)"
+    try:
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except OSError as exc:
+        return (f"no Ray head node answers at {host}:{port} ({exc.strerror or exc}); start one there with "
+                "`ray start --head`, or check the address (--address auto joins the cluster this machine is part of)")
+    return None
 
 
 @dataclass

@@ -315,6 +315,23 @@ def test_an_address_without_the_ray_executor_is_refused_on_the_command_line(tmp_
     assert not out.exists()
 
 
+def test_a_ray_address_where_no_head_node_answers_is_refused_at_once(tmp_path, capsys):
+    import socket
+
+    from ttir.cli import main
+
+    # ray.init retried such an address for minutes, a warning every few seconds, before failing
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # free once the socket closes: nothing listens there
+    out = tmp_path / "run"
+    assert main(["run", str(_write(tmp_path, TINY_YAML)), "--out", str(out), "--executor", "ray",
+                 "--address", f"127.0.0.1:{port}", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"no Ray head node answers at 127.0.0.1:{port}" in err and "ray start --head" in err
+    assert not out.exists()
+
+
 def test_real_phones_on_the_local_executor_are_refused_before_anything_is_written(tmp_path):
     # the refusal came from the executor, after the run folder had been made and spec.json written
     spec = ExperimentSpec.from_yaml(_write(tmp_path, TINY_YAML + "devices: {kind: adb}\n"))
