@@ -24,6 +24,9 @@ PROMPTS_DIR = Path(__file__).resolve().parent
 SUFFIXES = (".md", ".txt")
 
 
+MAX_PROMPT_BYTES = 1 << 20  # a prompt is a few KB; a larger file is not one
+
+
 class PromptError(ValueError):
     """A prompt that cannot be found, parsed or rendered; the message names the file."""
 
@@ -94,8 +97,11 @@ def path_of(name_or_path: Union[str, Path]) -> Path:
     candidate = Path(raw).expanduser()
     looks_like_path = isinstance(name_or_path, Path) or "/" in raw or "\\" in raw or candidate.suffix in SUFFIXES
     if looks_like_path:
-        if not candidate.is_file():
+        if not candidate.exists():
             raise PromptError(f"prompt file {candidate} does not exist")
+        if not candidate.is_file():  # /dev/zero, a folder: "does not exist" was wrong, and reading it endless
+            raise PromptError(f"prompt file {candidate} is not a regular file; expected a text file such as a copy "
+                              "of prompts/diagnose.md")
         return candidate
     for suffix in SUFFIXES:
         p = PROMPTS_DIR / f"{raw}{suffix}"
@@ -110,9 +116,13 @@ def load(name_or_path: Union[str, Path]) -> PromptTemplate:
     """The template for a shipped prompt name or a user's own file path."""
     path = path_of(name_or_path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_PROMPT_BYTES + 1)  # bounded: a user's file named in a config
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PromptError(f"prompt file {path} cannot be read: {exc}") from exc
+    if len(data) > MAX_PROMPT_BYTES:
+        raise PromptError(f"prompt file {path} is larger than {MAX_PROMPT_BYTES:,} bytes; a prompt is a few KB")
     if not text.strip():
         raise PromptError(f"prompt file {path} is empty")
     return PromptTemplate(name=path.stem, path=path, text=text)

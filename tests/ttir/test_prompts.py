@@ -119,6 +119,16 @@ def test_bad_files_and_names_are_reported(tmp_path: Path):
         prompts.load(empty)
 
 
+def test_a_file_that_is_no_prompt_is_named_and_read_within_a_bound(tmp_path: Path):
+    # /dev/zero "did not exist" (and a bare path to it was read for ever); a huge file was read whole
+    with pytest.raises(prompts.PromptError, match="is not a regular file"):
+        prompts.load(str(tmp_path) + "/")
+    huge = tmp_path / "huge.md"
+    huge.write_bytes(b"a" * (prompts.MAX_PROMPT_BYTES + 1))
+    with pytest.raises(prompts.PromptError, match="is larger than 1,048,576 bytes; a prompt is a few KB"):
+        prompts.load(huge)
+
+
 def test_prompts_package_imports_nothing_from_the_project():
     code = ("import sys, prompts; prompts.load('diagnose'); "
             "bad = [m for m in sys.modules if m.split('.')[0] in "
