@@ -268,3 +268,24 @@ def test_a_check_of_plain_objects_opens_sessions_in_the_sync_and_async_guard(for
         check.recovery = object()
     check.recovery = PlainBack()  # set later, as a user swapping parts does: wrapped the same way
     assert check.recovery.name == "PlainBack" and check.recovery.cost.model_calls == 0
+
+
+def test_a_diagnoser_or_recovery_class_is_refused_as_a_check_part_and_default_checks_take_any_config_form(tmp_path):
+    # a class has diagnose / next_step, so it was taken: called unbound at every step, it failed open each time
+    from diagnosers import InterferenceDiagnoser
+    from recoveries import DismissInterference
+
+    with pytest.raises(ConfigError, match=r"Check\(diagnoser=InterferenceDiagnoser\) is a class; pass an instance"):
+        Check(InterferenceDiagnoser, DismissInterference())
+    with pytest.raises(ConfigError, match=r"Check\(recovery=DismissInterference\) is a class"):
+        Check(InterferenceDiagnoser(), DismissInterference)
+    check = Check(InterferenceDiagnoser(), DismissInterference())
+    with pytest.raises(ConfigError, match="Check.recovery = "):
+        check.recovery = DismissInterference
+    # default_checks(config) takes what ttir.guard(config=) takes (a dict raised "'dict' object has no
+    # attribute 'recovery'")
+    (tmp_path / "ttir.yaml").write_text("stuck_loop: {window: 4}\n", encoding="utf-8")
+    for config in ({"stuck_loop": {"window": 4}}, tmp_path / "ttir.yaml", str(tmp_path / "ttir.yaml")):
+        checks = ttir.default_checks(config)
+        stuck = next(c for c in checks if c.name == "stuck_loop")
+        assert stuck.diagnoser.config.window == 4

@@ -34,7 +34,7 @@ from ttir.core.diagnosis import Finding, SupportsDiagnose
 from ttir.core.recovery import Recovery, SupportsNextStep, as_recovery
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ttir.core.config import TTIRConfig
+    from ttir.core.config import ConfigLike, TTIRConfig
 
 EXPECTED = "def make_check(config: TTIRConfig, **params) -> ttir.Check"
 
@@ -89,6 +89,10 @@ class Check:
                  target: Optional[SupportsDiagnose] = None, resolved: Callable[[Finding], bool] = problem_gone,
                  screens: bool = True, reviews: Optional[Callable[[AgentStep], bool]] = None,
                  name: Optional[str] = None):
+        for role, given in (("diagnoser", diagnoser), ("recovery", recovery), ("target", target)):
+            if isinstance(given, type):  # its methods would be called unbound, at every step, and fail open
+                raise ConfigError(f"Check({role}={given.__name__}) is a class; pass an instance, "
+                                  f"e.g. Check({role}={given.__name__}())")
         if not callable(getattr(diagnoser, "diagnose", None)):
             raise ConfigError(f"Check(diagnoser={short_repr(diagnoser)}): expected an object with "
                               "diagnose(ctx) -> Finding (a diagnosers.Diagnoser)")
@@ -120,7 +124,7 @@ class Check:
 
     @recovery.setter
     def recovery(self, value: SupportsNextStep) -> None:
-        if not callable(getattr(value, "next_step", None)):
+        if isinstance(value, type) or not callable(getattr(value, "next_step", None)):
             raise ConfigError(f"Check.recovery = {short_repr(value)}: expected an object with "
                               "next_step(ctx) -> AgentStep | None (a recoveries.Recovery)")
         self._recovery = as_recovery(value)
@@ -173,7 +177,7 @@ def mode_of(diagnoser: Any) -> str:
 # ---------------------------------------------------------------- the paper's four
 
 
-def default_checks(config: Optional["TTIRConfig"] = None, *, judge: Any = None, recovery_client: Any = None,
+def default_checks(config: "ConfigLike" = None, *, judge: Any = None, recovery_client: Any = None,
                    model: bool = False) -> list[Check]:
     """The paper's four checks, configured by ``config``, in ``config.recovery.priority`` order.
 
@@ -182,7 +186,8 @@ def default_checks(config: Optional["TTIRConfig"] = None, *, judge: Any = None, 
     (it also reviews ``status: complete`` claims when ``task_alignment.check_completion_claims``).
 
     Args:
-        config: the guard's config; None: the defaults.
+        config: the guard's config (a ``TTIRConfig``, a YAML file's path or a mapping in its shape,
+            as :func:`ttir.guard` takes); None: the defaults.
         judge: the guard's shared VLM judge for the diagnosers (None: the guard attaches its own,
             or the rules decide).
         recovery_client: the recovery model for the recoveries (None: the same).
@@ -198,9 +203,9 @@ def default_checks(config: Optional["TTIRConfig"] = None, *, judge: Any = None, 
     """
     from diagnosers import ActionEffectDiagnoser, InterferenceDiagnoser, StuckLoopDiagnoser, TaskAlignmentDiagnoser
     from recoveries import AlternativeAction, DismissInterference, ReOrientation
-    from ttir.core.config import TTIRConfig
+    from ttir.core.config import as_config
 
-    cfg = config or TTIRConfig()
+    cfg = as_config(config)  # a path or a mapping too, as ttir.guard takes them
     rc = cfg.recovery
 
     def recovery(cls: Any) -> Any:
