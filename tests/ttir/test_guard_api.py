@@ -160,6 +160,48 @@ def test_on_recovery_hook_is_told_what_the_guard_did():
     assert {e["diagnoser"] for e in agent.heard} <= {"action_effect", "stuck_loop"}
 
 
+def test_an_exception_of_the_on_recovery_hook_propagates_unchanged_and_the_guard_goes_on():
+    # the hook is the agent's code: its bug was recorded in report.errors alone and went unseen
+    import perturb
+
+    class HookBug(Exception):
+        pass
+
+    class Raising:
+        def __init__(self):
+            self.raised = 0
+
+        def reset(self, goal):
+            pass
+
+        def step(self, obs):
+            return {"action_type": "wait"}
+
+        def on_recovery(self, event):
+            if not self.raised:
+                self.raised += 1
+                raise HookBug(event["diagnoser"])
+
+    task = make_task("SystemWifiTurnOn")
+    inner = Raising()
+    guarded = ttir.guard(inner, config=RULES)
+    env = perturb.PerturbedDevice(SimDevice(), ["popup_permission"], seed=0)
+    obs = env.reset(task)
+    guarded.reset(task.goal)
+    caught = []
+    for _ in range(6):
+        try:
+            step = guarded.step(obs)
+        except HookBug as exc:
+            caught.append(exc)
+            continue
+        env.execute(step.action)
+        obs = env.observe()
+    assert len(caught) == 1 and inner.raised == 1
+    assert guarded.report.errors == []  # the agent's exception, not a guard failure
+    assert guarded.report.steps == 5  # the steps after it went on
+
+
 class AsyncReference:
     def __init__(self, plan):
         self.sync = ReferenceAgent(plan)

@@ -457,16 +457,22 @@ class _Core:
         self.notify(s.check, s.recovery.name, outcome, list(s.record.actions))
 
     def notify(self, check: Check, recovery: str, outcome: str, actions: list[dict[str, Any]]) -> None:
-        """Tell the agent's ``on_recovery`` hook how a recovery ended (``unavailable``: it had nothing to try)."""
+        """Tell the agent's ``on_recovery`` hook how a recovery ended (``unavailable``: it had nothing to try).
+
+        The hook is the agent's code: what it raises propagates unchanged, as from ``step`` (it was
+        recorded in ``report.errors`` alone, so a bug in it went unseen). The guard's state is
+        complete before the hook is called, so the next step goes on from it.
+        """
         hook = getattr(self.inner, "on_recovery", None)
         if not callable(hook):
             return
         message = check.message(outcome, self.goal)
         try:
-            hook({"diagnoser": check.name, "recovery": recovery, "outcome": outcome,
-                  "actions": actions, "message": message})
-        except Exception as exc:  # noqa: BLE001 - an agent's hook must not break the guard
-            self.report.errors.append({"step": self.t, "hook": "on_recovery", "error": str(exc)})
+            hook({"diagnoser": check.name, "recovery": recovery, "outcome": outcome, "actions": actions,
+                  "message": message})
+        except Exception as exc:
+            self._agent_error = exc  # step() lets it through as it is, as an exception of the agent's step
+            raise
 
     async def review(self, check: Check, ctx: DiagnosisContext, step: AgentStep, sig: str) -> Optional[AgentStep]:
         """``check`` sees the agent's proposed ``step`` (``ctx.pending``) before it is let through;
