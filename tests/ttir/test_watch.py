@@ -51,6 +51,32 @@ def test_a_rule_taps_its_control_before_the_detection_is_asked():
                                  "nothing_to_try": 0, "failed": 0}
 
 
+def test_an_on_intervention_callback_that_raises_is_the_callers_not_a_failed_look():
+    # its exception was counted as a look that failed ("a look failed (…)"), as if the phone were away
+    from ttir.guarded.watch import CallbackError, watch_for
+
+    def broken(item):
+        raise KeyError("my_field")
+
+    def rating_dialog_watcher() -> Watcher:
+        env = _perturbed("rate_dialog")
+        env.execute(Action(action_type="open_app", app_name="Settings"))
+        env.execute(Action(action_type="click", x=613, y=312))  # the rating dialog opens
+        return Watcher(env, _fast(rules=[{"when": {"text": "do you love"}, "tap": "not really"}]),
+                       on_intervention=broken)
+
+    watcher = rating_dialog_watcher()
+    assert watcher.look() is None
+    with pytest.raises(CallbackError, match="the on_intervention callback raised KeyError") as info:
+        watcher.look()
+    assert isinstance(info.value.__cause__, KeyError)
+    assert [i.kind for i in watcher.interventions] == ["rule"]  # made and recorded before the callback
+    again = rating_dialog_watcher()
+    watch_for(again, duration_s=1.0)  # the loop of `ttir watch` and ttir.watching
+    assert [i.kind for i in again.interventions] == ["rule"]
+    assert again.looks_failed == 0 and again.last_error == ""
+
+
 def test_a_rule_applies_only_where_its_text_and_package_are():
     env = _perturbed("rate_dialog")
     env.execute(Action(action_type="open_app", app_name="Settings"))

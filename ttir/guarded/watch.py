@@ -7,7 +7,8 @@ a person): look, wait for the screen to settle, detect, dismiss, log.
   recovery, never while the screen is changing, never more than ``recovery.budget``
   actions on one interruption;
 - :func:`watching` — a :class:`Watcher` on a thread of its own for a ``with`` block;
-- :func:`watch_for` — the loop of ``ttir watch``.
+- :func:`watch_for` — the loop of ``ttir watch``;
+- :class:`CallbackError` — the caller's ``on_intervention`` raised (not a look that failed).
 
 The watcher sees screens only: it does not know what the agent meant, so the interference
 check runs without a history (its goal-aware vetoes use ``goal`` when one is given).
@@ -25,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from ttir.core.config import ConfigLike, WatchRule, as_config
 from ttir.core.diagnosis import DiagnosisContext, Finding, InterferenceDetails
+from ttir.core.errors import TTIRError
 from ttir.core.lexicon import norm
 from ttir.core.recovery import RecoveryContext
 from ttir.core.types import Action, AgentStep, Observation, UIElement
@@ -39,6 +41,11 @@ class Device(Protocol):
     def observe(self) -> Observation: ...
 
     def execute(self, action: Action) -> Any: ...
+
+
+class CallbackError(TTIRError):
+    """The caller's ``on_intervention`` callback raised; its exception is the ``__cause__``. The
+    intervention it was told of was made and recorded before it."""
 
 
 class Intervention(BaseModel):
@@ -136,6 +143,9 @@ class Watcher:
         Returns:
             What the watcher did (also in :attr:`interventions`), or None: the screen is
             changing, nothing interrupts it, or this was already reported.
+
+        Raises:
+            CallbackError: ``on_intervention`` raised (the intervention was made and recorded).
         """
         self.looks += 1
         obs = self.device.observe()
@@ -193,7 +203,10 @@ class Watcher:
         logger.info("ttir watch: {} on {} ({}){}", item.kind, item.package, item.title[:80] or "-",
                     f": {item.action}" if item.action else "")
         if self.on_intervention is not None:
-            self.on_intervention(item)
+            try:
+                self.on_intervention(item)
+            except Exception as exc:  # the caller's bug, told apart from a look at the phone that failed
+                raise CallbackError(f"the on_intervention callback raised {type(exc).__name__}: {exc}"[:300]) from exc
         return item
 
     def look_failed(self, exc: BaseException) -> None:
@@ -236,6 +249,13 @@ def watch_for(watcher: Watcher, duration_s: Optional[float] = None, stop: Option
     while not stop.is_set() and (end is None or time.monotonic() < end):
         try:
             watcher.look()
+        except CallbackError as exc:  # the look worked; the caller's callback did not
+            if "callback" not in warned:
+                warned.add("callback")
+                logger.warning("ttir watch: {} (the intervention was made and recorded); watching on "
+                               "(further ones: DEBUG)", exc)
+            else:
+                logger.debug("ttir watch: {}", exc)
         except Exception as exc:  # noqa: BLE001 - the watch must outlive one bad look
             watcher.look_failed(exc)
             if type(exc).__name__ not in warned:
