@@ -106,13 +106,16 @@ def check_derived_folder(out: Path, source: Path, marker: str, what: str) -> Non
 
 
 RUN_MARKERS = (EPISODES, "spec.json", "run.json", "episodes")  # what a run folder holds from its first moment
+# a spec file beside the run it describes (`cd exp && ttir run spec.yaml --out .`) is no other thing
+SPEC_SUFFIXES = (".yaml", ".yml")
 
 
 def check_run_folder(out: Path) -> None:
     """Refuse a folder of other things as a run folder, before anything is written there.
 
-    A new folder, an empty one and an earlier run's (resumed) are taken; a folder holding other
-    files (a dataset, checkpoints, one's own notes) would get the run's files mixed into it.
+    A new folder, an empty one (hidden files and spec files such as ``spec.yaml`` aside) and an
+    earlier run's (resumed) are taken; a folder holding other files (a dataset, checkpoints, one's
+    own notes) would get the run's files mixed into it.
 
     Args:
         out: the run folder asked for.
@@ -120,17 +123,22 @@ def check_run_folder(out: Path) -> None:
     Raises:
         ConfigError: ``out`` holds files and none of a run's (:data:`RUN_MARKERS`).
     """
-    if _holds_other_things(out, RUN_MARKERS):
-        found = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+    if _holds_other_things(out, RUN_MARKERS, SPEC_SUFFIXES):
+        found = sorted(p.name for p in out.iterdir() if not _ignored(p, SPEC_SUFFIXES))
         raise ConfigError(f"the run folder {out} holds other files ({', '.join(found[:3])}"
                           f"{', …' if len(found) > 3 else ''}) and none of a run's ({', '.join(RUN_MARKERS)}); "
                           "choose a new folder for the run (or an earlier run's, to resume it)")
 
 
-def _holds_other_things(folder: Path, markers: tuple[str, ...]) -> bool:
-    """Whether ``folder`` is a folder with entries (hidden ones such as .DS_Store aside) but no marker."""
+def _holds_other_things(folder: Path, markers: tuple[str, ...], ignored_suffixes: tuple[str, ...] = ()) -> bool:
+    """Whether ``folder`` is a folder with entries (hidden ones such as .DS_Store aside, and files
+    ending in ``ignored_suffixes``) but no marker."""
     return (folder.is_dir() and not any((folder / m).exists() for m in markers)
-            and any(not p.name.startswith(".") for p in folder.iterdir()))
+            and any(not _ignored(p, ignored_suffixes) for p in folder.iterdir()))
+
+
+def _ignored(entry: Path, suffixes: tuple[str, ...]) -> bool:
+    return entry.name.startswith(".") or (bool(suffixes) and entry.suffix in suffixes and entry.is_file())
 
 
 class RunFolderBusy(TTIRError):

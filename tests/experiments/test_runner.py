@@ -377,8 +377,9 @@ def test_a_folder_of_other_files_is_refused_as_a_run_folder_and_left_as_it_was(t
     err = capsys.readouterr().err
     assert f"the run folder {mine} holds other files (todo.txt) and none of a run's" in err, err
     assert [p.name for p in mine.iterdir()] == ["todo.txt"]
-    # an empty folder (a hidden file aside) is a new run's, and a run's folder is resumed
+    # an empty folder (a hidden file and the spec itself aside) is a new run's, and a run's folder is resumed
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / ".DS_Store").write_text("")
-    assert main(["run", str(spec), "--out", str(tmp_path / "empty"), "--no-progress"]) == 0
+    (tmp_path / "empty" / "spec.yaml").write_text(spec.read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["run", str(tmp_path / "empty" / "spec.yaml"), "--out", str(tmp_path / "empty"), "--no-progress"]) == 0
     assert main(["run", str(spec), "--out", str(tmp_path / "empty"), "--no-progress"]) == 0
