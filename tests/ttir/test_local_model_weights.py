@@ -105,3 +105,13 @@ def test_a_port_in_use_is_refused_before_the_model_loads(capsys, monkeypatch):
     captured = capsys.readouterr()
     assert f"cannot serve on 127.0.0.1:{port}: Address already in use" in captured.err
     assert "serving" not in captured.out and "export" not in captured.out
+
+
+@pytest.mark.parametrize("context", ["256", "99999999"])
+def test_a_context_outside_the_models_trained_length_is_refused(context, capsys):
+    # --context 99999999 was handed to llama.cpp, whose KV cache for it is terabytes
+    from ttir.cli import main
+
+    assert main(["serve-model", "--context", context, "--print-only"]) == 2
+    assert f"--context={context} must be between 512 and 8192 tokens (the model's trained context)" in \
+        capsys.readouterr().err

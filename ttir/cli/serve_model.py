@@ -48,15 +48,17 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ttir.model.local_model import (LocalModelMissing, environment, server_command, server_environment,
-                                        serving_weights, weights_for, weights_path)
+    from ttir.model.local_model import (CONTEXT_TOKENS, LocalModelMissing, environment, server_command,
+                                        server_environment, serving_weights, weights_for, weights_path)
 
     if not 0 < args.port < 65536:
         raise ValueError(f"--port={args.port} must be between 1 and 65535")
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads={args.threads} must be >= 1")
-    if args.context < 512:
-        raise ValueError(f"--context={args.context} must be >= 512 tokens")
+    if not 512 <= args.context <= CONTEXT_TOKENS:  # past its trained length the model reads garbage, and the
+        # KV cache grows with it (--context 99999999 asked llama.cpp for terabytes)
+        raise ValueError(f"--context={args.context} must be between 512 and {CONTEXT_TOKENS} tokens "
+                         f"(the model's trained context)")
     try:
         shipped = weights_path()
         # --print-only writes nothing: the path the server would be given
