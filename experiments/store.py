@@ -105,7 +105,7 @@ def check_derived_folder(out: Path, source: Path, marker: str, what: str) -> Non
                           f"choose a new folder for {what}")
 
 
-RUN_MARKERS = (EPISODES, "spec.json", "run.json", "episodes")  # what a run folder holds from its first moment
+RUN_MARKERS = (EPISODES, SPEC, "run.json", "episodes")  # what a run folder holds from its first moment
 # a spec file beside the run it describes (`cd exp && ttir run spec.yaml --out .`) is no other thing
 SPEC_SUFFIXES = (".yaml", ".yml")
 
