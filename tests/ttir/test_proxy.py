@@ -170,6 +170,13 @@ def test_without_a_screen_the_guard_fails_open_and_the_command_goes_through():
     assert guard.summary()["unguarded"] == 1 and guard.summary()["forwarded"] == 1
 
 
+@pytest.mark.parametrize("phone", ["emulator-5554", Broken])
+def test_what_is_no_phone_is_refused_rather_than_every_command_going_through_unguarded(phone):
+    # a serial failed at the first look and was failed open: every command went through, counted "unguarded"
+    with pytest.raises(TypeError, match=r"expected a phone with observe\(\) and perform\(action, obs\)"):
+        ProxyGuard(phone)
+
+
 def test_a_repeated_tap_without_effect_is_caught_from_the_agents_own_inputs_and_replaced():
     phone = SimPhone("popup_permission")  # no pop-up until Settings opens: the home screen is clear
     seen = []

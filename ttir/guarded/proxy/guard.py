@@ -107,12 +107,20 @@ class ProxyGuard:
         on_intervention: called with each :class:`ProxyIntervention`.
         settle_s: seconds waited after each recovery action before looking again.
         clock: the time source.
+
+    Raises:
+        TypeError: ``phone`` has no ``observe()`` and ``perform(action, obs)`` (a serial, a class), or
+            ``goal`` is not text.
     """
 
     def __init__(self, phone: Phone, config: ConfigLike = None, *, goal: str = "",
                  cache: Optional[ScreenCache] = None,
                  on_intervention: Optional[Callable[[ProxyIntervention], None]] = None, settle_s: float = 0.0,
                  clock: Callable[[], float] = time.monotonic):
+        if isinstance(phone, type) or not all(callable(getattr(phone, m, None)) for m in ("observe", "perform")):
+            # a serial or a device class failed at the first look, and every command then went through unguarded
+            raise TypeError(f"ProxyGuard(phone={str(phone)[:80]!r} ({type(phone).__name__})): expected a phone with "
+                            "observe() and perform(action, obs), e.g. ttir.guarded.proxy.server.AdbPhone(AdbDevice(serial))")
         if not isinstance(goal, str):
             raise TypeError(f"ProxyGuard(goal={goal!r}): expected text (or '' when no task is known)")
         config = as_config(config).model_copy(deep=True)
