@@ -177,6 +177,16 @@ def test_what_is_no_phone_is_refused_rather_than_every_command_going_through_ung
         ProxyGuard(phone)
 
 
+def test_an_on_intervention_that_cannot_be_called_is_refused_at_once():
+    from ttir.guarded.watch import Watcher
+
+    seen: list = []
+    with pytest.raises(TypeError, match=r"ProxyGuard\(on_intervention=\[\]\): expected a function"):
+        ProxyGuard(SimPhone("popup_permission"), on_intervention=seen)
+    with pytest.raises(TypeError, match=r"Watcher\(on_intervention=\[\]\): expected a function"):
+        Watcher(SimDevice(), on_intervention=seen)
+
+
 def test_a_repeated_tap_without_effect_is_caught_from_the_agents_own_inputs_and_replaced():
     phone = SimPhone("popup_permission")  # no pop-up until Settings opens: the home screen is clear
     seen = []

@@ -30,6 +30,7 @@ from ttir.core.errors import TTIRError
 from ttir.core.lexicon import norm
 from ttir.core.recovery import RecoveryContext
 from ttir.core.types import Action, AgentStep, Observation, UIElement
+from ttir.core.validation import short_repr
 from ttir.guarded.middleware import screen_signature
 
 InterventionKind = Literal["rule", "dismissed", "gave_up", "nothing_to_try", "failed"]
@@ -120,6 +121,9 @@ class Watcher:
                             "execute(action), e.g. benchmark.devices.AdbDevice(serial)")
         if not isinstance(goal, str):
             raise TypeError(f"Watcher(goal={goal!r}): expected text (or '' when no task is known)")
+        if on_intervention is not None and not callable(on_intervention):  # a list for its .append, say
+            raise TypeError(f"Watcher(on_intervention={short_repr(on_intervention)}): expected a function called with "
+                            "each intervention, e.g. on_intervention=seen.append")
         self.device = device
         self.config = as_config(config)
         self.goal = goal

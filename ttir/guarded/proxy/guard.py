@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 
 from ttir.core.config import ConfigLike, as_config
 from ttir.core.types import Action, AgentStep, Observation
+from ttir.core.validation import short_repr
 from ttir.guarded.middleware import GuardedAgent, guard, screen_signature
 from ttir.guarded.proxy.commands import input_actions
 from ttir.guarded.proxy.screens import ScreenCache
@@ -119,10 +120,14 @@ class ProxyGuard:
                  clock: Callable[[], float] = time.monotonic):
         if isinstance(phone, type) or not all(callable(getattr(phone, m, None)) for m in ("observe", "perform")):
             # a serial or a device class failed at the first look, and every command then went through unguarded
-            raise TypeError(f"ProxyGuard(phone={str(phone)[:80]!r} ({type(phone).__name__})): expected a phone with "
-                            "observe() and perform(action, obs), e.g. ttir.guarded.proxy.server.AdbPhone(AdbDevice(serial))")
+            raise TypeError(f"ProxyGuard(phone={str(phone)[:80]!r} ({type(phone).__name__})): expected a phone "
+                            "with observe() and perform(action, obs), e.g. "
+                            "ttir.guarded.proxy.server.AdbPhone(AdbDevice(serial))")
         if not isinstance(goal, str):
             raise TypeError(f"ProxyGuard(goal={goal!r}): expected text (or '' when no task is known)")
+        if on_intervention is not None and not callable(on_intervention):  # a list for its .append, say
+            raise TypeError(f"ProxyGuard(on_intervention={short_repr(on_intervention)}): expected a function "
+                            "called with each intervention, e.g. on_intervention=seen.append")
         config = as_config(config).model_copy(deep=True)
         if not goal:
             config.task_alignment.mode = "off"  # no goal to align with
