@@ -13,7 +13,7 @@ import itertools
 import re
 import typing
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Mapping, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
@@ -203,7 +203,16 @@ class ExperimentSpec(BaseModel):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "spec") -> "ExperimentSpec":
-        """A spec from a mapping (as from YAML), validated and checked like :meth:`from_yaml`."""
+        """A spec from a mapping (as from YAML), validated and checked like :meth:`from_yaml`.
+
+        Raises:
+            ValueError: the mapping is empty (as an empty spec file is: every default together is
+                every task under every perturbation, thousands of episodes), or a key is invalid.
+        """
+        if isinstance(data, Mapping) and not data:
+            raise ValueError(f"{source}: the spec is empty; expected a mapping of spec keys (tasks, perturbations, "
+                             "agents, guard, seeds …), e.g. {'tasks': ['ContactsAddContact'], 'perturbations': "
+                             "['popup_permission']}")
         return cls._load(data, source, None, None)
 
     @classmethod

@@ -416,3 +416,12 @@ def test_a_device_that_went_away_is_explained(make, phone):
     with pytest.raises(DeviceError, match="FAKE0001 is not attached"):
         d.observe()
     assert len(phone.calls) == 3
+
+
+@pytest.mark.parametrize("serial", [3, {}, ["emulator-5554"]])
+def test_a_serial_that_is_not_text_is_refused_before_any_adb_call(serial):
+    # {} was read as "no serial" (the one phone attached), 3 as a phone named "3"
+    from benchmark import AdbDevice
+
+    with pytest.raises(TypeError, match=r"expected the phone's serial as `adb devices` lists it"):
+        AdbDevice(serial)

@@ -366,6 +366,16 @@ def test_an_out_path_that_is_a_file_is_refused_and_left_as_it_was(tmp_path, caps
     assert mine.read_text(encoding="utf-8") == "mine"
 
 
+def test_an_empty_spec_mapping_is_refused_as_an_empty_spec_file_is(tmp_path, monkeypatch):
+    # experiments.run({}) ran every task under every perturbation (3,360 episodes) into runs/experiment
+    import experiments
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="the spec is empty; expected a mapping of spec keys"):
+        experiments.run({}, progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_folder_of_other_files_is_refused_as_a_run_folder_and_left_as_it_was(tmp_path, capsys):
     from ttir.cli import main
 

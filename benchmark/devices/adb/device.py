@@ -97,6 +97,10 @@ class AdbDevice:
         adb_device: Any = None,
         sleep: Callable[[float], None] = time.sleep,
     ):
+        if serial is not None and not isinstance(serial, str):  # {} read as "no serial", 3 as a device named "3"
+            raise TypeError(f"AdbDevice(serial={serial!r:.80} ({type(serial).__name__})): expected the phone's serial "
+                            "as `adb devices` lists it, e.g. 'emulator-5554' or '127.0.0.1:5555', or None for the one "
+                            "phone attached")
         for name, v in (("settle_seconds", settle_seconds), ("action_settle_seconds", action_settle_seconds)):
             if v < 0:
                 raise ValueError(f"{name}={v} must be >= 0 seconds")
