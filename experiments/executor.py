@@ -126,6 +126,10 @@ def warm_up() -> None:
     SimDevice().observe()
 
 
+# the run's own keyword arguments (experiments.run, experiments.runner.run): the rest go to the executor
+RUN_ARGUMENTS = ("workers", "executor", "progress", "retry_errors", "force", "agents", "factories")
+
+
 def check_executor(kind: str, options: Mapping[str, Any]) -> None:
     """Refuse an unknown executor or an option it does not take, before a run folder is touched
     (an unknown one was found only after the folder was claimed; an option the local executor
@@ -143,6 +147,10 @@ def check_executor(kind: str, options: Mapping[str, Any]) -> None:
         raise ValueError(f"executor={kind!r} is unknown; expected {' or '.join(EXECUTOR_NAMES)}"
                          f"{did_you_mean(str(kind), EXECUTOR_NAMES)}")
     extra = sorted(set(options) - {"devices"})
+    for name in extra:  # a misspelt argument of the run itself lands among the executor's options
+        hint = did_you_mean(name, RUN_ARGUMENTS)
+        if hint:
+            raise ValueError(f"{name}: not an argument of run, nor an option of its executor{hint}")
     if kind == "local" and extra:
         raise ValueError(f"executor option(s) {', '.join(extra)}: the local executor takes none; address and the "
                          "others are the Ray executor's (executor='ray'; --executor ray on the command line)")

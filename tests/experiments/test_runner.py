@@ -275,6 +275,7 @@ def test_a_worker_count_below_one_is_refused_before_anything_is_written(tmp_path
     ("rey", {}, "executor='rey' is unknown; expected local or ray; did you mean 'ray'?"),
     ("local", {"address": "auto"}, "executor option(s) address: the local executor takes none"),
     ("ray", {"adress": "auto"}, "executor option(s) adress: the Ray executor takes address"),
+    ("local", {"wokers": 2}, "wokers: not an argument of run, nor an option of its executor; did you mean 'workers'?"),
 ])
 def test_an_unknown_executor_or_option_is_refused_before_anything_is_written(tmp_path, executor, options, message):
     # 'rey' failed only after the run folder was claimed; an option the local executor does not take was dropped
