@@ -14,6 +14,8 @@ from experiments.reports.words import human_size, load_text  # noqa: F401 - part
 from experiments.metrics.adr import ADRRow, adr_pairs, adr_table
 from experiments.metrics.attribution import Attribution, attribute_run
 from experiments.metrics.episodes import MODEL_FREE_KINDS, RunData
+from experiments.store import EPISODES
+from ttir.core.errors import ConfigError
 from experiments.metrics.guardstats import GuardStatsRow, TriggerCheck, guard_stats
 from experiments.metrics.passk import PassAtKRow, pass_at_k_table
 from experiments.metrics.safety import SafetyRow, safety_table
@@ -100,12 +102,21 @@ def write_report(run_dir: Path | str, out_dir: Optional[Path | str] = None, *, p
                  viewer: bool = True, self_contained: bool = False) -> list[Path]:
     """Write report.md, metrics.json, the PNG plots (if matplotlib is installed) and viewer.html
     into ``out_dir`` (default: the run directory). Returns the written paths. ``self_contained``:
-    viewer.html embeds its screenshots (downscaled), so the one file can be shared."""
+    viewer.html embeds its screenshots (downscaled), so the one file can be shared.
+
+    Raises:
+        ConfigError: ``out_dir`` is another run's folder (its own report would be replaced).
+    """
     from experiments.reports.markdown import render_report
 
     run = RunData.load(run_dir)
     out = Path(out_dir) if out_dir is not None else run.root
     assert out is not None
+    if out_dir is not None and (out / EPISODES).is_file() and out.resolve() != Path(run_dir).resolve():
+        # the other run's own report.md, metrics.json and viewer.html would be replaced by this one's
+        raise ConfigError(f"--out {out} is the folder of another run (it holds {EPISODES}); its own report would be "
+                          f"replaced by the report of {run_dir}. Choose a new folder, or leave --out out to write "
+                          f"into {run_dir}")
     out.mkdir(parents=True, exist_ok=True)
     metrics = compute_metrics(run)
     written: list[Path] = []

@@ -260,3 +260,16 @@ def test_report_md_carries_no_live_html_from_agent_text(tmp_path):
     assert not re.search(r"(?<!\\)\]\(javascript:", md)  # a link only when its bracket is not escaped
     failures = [ln for ln in md.splitlines() if ln.startswith("| A-i0__clean")]
     assert failures and all(ln.count(" | ") == failures[0].count(" | ") for ln in failures)  # no cell split by `|`
+
+
+def test_a_report_into_another_runs_folder_is_refused_and_leaves_its_report(tiny_run, tmp_path):
+    # `ttir report A --out B` replaced run B's own report.md, metrics.json and viewer.html with A's
+    from ttir.core.errors import ConfigError
+
+    other = tmp_path / "other_run"
+    other.mkdir()
+    (other / "episodes.jsonl").write_text("", encoding="utf-8")
+    (other / "report.md").write_text("B's report", encoding="utf-8")
+    with pytest.raises(ConfigError, match="is the folder of another run"):
+        write_report(tiny_run, other, plots=False, viewer=False)
+    assert (other / "report.md").read_text(encoding="utf-8") == "B's report"
