@@ -200,6 +200,17 @@ def test_the_test_splits_cases_are_never_listed(argv, capsys):
     assert "include the test split, which is for reporting only" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["doctor", "--base-url", "http://127.0.0.1:8088/v1"], "--base-url: for the model endpoint's check; add --vlm"),
+    (["doctor", "--vlm", "--serial", "emulator-5554", "--skip-knobs"],
+     "--serial, --skip-knobs: for a phone's check (ttir doctor without --vlm)"),
+])
+def test_doctor_refuses_an_option_of_the_other_check(argv, says, capsys):
+    # `ttir doctor --base-url URL` (without --vlm) checked a phone, the URL ignored
+    assert main(argv) == 2
+    assert says in capsys.readouterr().err
+
+
 def test_serve_adb_refuses_an_instance_without_a_task_before_serving(capsys):
     # it was ignored without a word (and a negative one taken)
     assert main(["serve-adb", "--instance", "3"]) == 2

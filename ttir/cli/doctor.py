@@ -58,13 +58,13 @@ def register(sub: Any, name: str, help_text: str) -> None:
                    help="do not start an adb server when none answers")
     p.add_argument("--skip-knobs", dest="knobs", action="store_false",
                    help="do not change any setting (skips the knob round trips)")
-    p.add_argument("--settle", type=float, default=1.0, metavar="SECONDS",
+    p.add_argument("--settle", type=float, default=None, metavar="SECONDS",
                    help="wait after each setting change before reading it back (default 1.0)")
     p.add_argument("--vlm", action="store_true", help="check a model endpoint instead of a phone")
     p.add_argument("--base-url", default=None, help="--vlm: the endpoint (default TTIR_VLM_BASE_URL)")
     p.add_argument("--model", default=None, help="--vlm: the model name (default TTIR_VLM_MODEL)")
     p.add_argument("--api-key", default=None, help="--vlm: the API key (default TTIR_VLM_API_KEY, or EMPTY)")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="--vlm: per-request timeout (default 120: a small local model on a busy CPU is slow)")
     p.set_defaults(func=run)
 
@@ -72,7 +72,31 @@ def register(sub: Any, name: str, help_text: str) -> None:
 MARKS = {"ok": " ok ", "warn": "warn", "fail": "FAIL", "skip": "skip"}
 
 
+# the options of each check: a phone's (adb) and an endpoint's (--vlm), with their defaults; given to
+# the other check they were ignored (`ttir doctor --base-url URL` without --vlm checked a phone)
+PHONE_OPTIONS: dict[str, Any] = {"serial": None, "host": None, "port": None, "start_server": True, "knobs": True,
+                                 "settle": 1.0}
+VLM_OPTIONS: dict[str, Any] = {"base_url": None, "model": None, "api_key": None, "timeout": 120.0}
+
+
+def _other_checks_options(args: argparse.Namespace) -> None:
+    """Refuse an option of the other check; fill in this check's defaults."""
+    own, other = (VLM_OPTIONS, PHONE_OPTIONS) if args.vlm else (PHONE_OPTIONS, VLM_OPTIONS)
+    given = [n for n, default in other.items() if getattr(args, n) is not None and getattr(args, n) != default]
+    if given:
+        flag = {"start_server": "--no-start-server", "knobs": "--skip-knobs"}
+        names = ", ".join(flag.get(n, "--" + n.replace("_", "-")) for n in given)
+        if args.vlm:
+            raise ValueError(f"{names}: for a phone's check (ttir doctor without --vlm); --vlm checks a model endpoint")
+        raise ValueError(f"{names}: for the model endpoint's check; add --vlm "
+                         f"(ttir doctor --vlm {names.split(', ')[0]} …)")
+    for name, default in own.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+
+
 def run(args: argparse.Namespace) -> int:
+    _other_checks_options(args)
     if args.vlm:
         return run_vlm(args)
     from benchmark.devices.adb.doctor import run_checks
