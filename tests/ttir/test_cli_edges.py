@@ -211,6 +211,13 @@ def test_doctor_refuses_an_option_of_the_other_check(argv, says, capsys):
     assert says in capsys.readouterr().err
 
 
+def test_report_refuses_a_self_contained_viewer_it_is_told_not_to_write(tmp_path, capsys):
+    (tmp_path / "episodes.jsonl").write_text("", encoding="utf-8")
+    assert main(["report", str(tmp_path), "--self-contained", "--no-viewer"]) == 2
+    assert "--self-contained embeds the screenshots in viewer.html, and --no-viewer writes none" in \
+        capsys.readouterr().err
+
+
 def test_serve_adb_refuses_an_instance_without_a_task_before_serving(capsys):
     # it was ignored without a word (and a negative one taken)
     assert main(["serve-adb", "--instance", "3"]) == 2

@@ -60,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
 
     from experiments.report import VIEWER_HTML, human_size
 
+    if args.self_contained and args.no_viewer:  # the one file it makes was not asked for: it was ignored
+        raise ValueError("--self-contained embeds the screenshots in viewer.html, and --no-viewer writes none; "
+                         "give one of them")
     paths = write_report(args.run_dir, args.out, plots=not args.no_plots, viewer=not args.no_viewer,
                          self_contained=args.self_contained)
     for p in paths:
