@@ -222,6 +222,11 @@ def test_serve_adb_refuses_an_instance_without_a_task_before_serving(capsys):
     # it was ignored without a word (and a negative one taken)
     assert main(["serve-adb", "--instance", "3"]) == 2
     assert "--instance 3 picks an instance of --task, and no --task was given" in capsys.readouterr().err
+    # --verdict serves nothing: a serving option beside it was ignored, and --adb-port without it
+    assert main(["serve-adb", "--verdict", "5555", "--task", "ContactsAddContact", "--phones", "2"]) == 2
+    assert "--phones, --task: options of serving phones; --verdict serves none" in capsys.readouterr().err
+    assert main(["serve-adb", "--adb-port", "5037"]) == 2
+    assert "--adb-port: only with --verdict" in capsys.readouterr().err
 
 
 def test_serve_adb_takes_a_perturbation_in_any_case(monkeypatch):

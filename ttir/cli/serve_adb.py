@@ -85,9 +85,20 @@ def is_loopback(host: str) -> bool:
         return False  # a name other than localhost: it may resolve to any interface
 
 
+# what serving takes and --verdict (which serves nothing) does not, with the defaults: they were ignored
+SERVING_OPTIONS: dict[str, Any] = {"port": 5555, "phones": 1, "task": None, "perturb": [], "seed": 0,
+                                   "instance": None, "out": None}
+
+
 def run(args: argparse.Namespace) -> int:
     if args.verdict is not None:
+        given = [n for n, default in SERVING_OPTIONS.items() if getattr(args, n) != default]
+        if given:
+            raise ValueError(f"{', '.join('--' + n for n in given)}: options of serving phones; --verdict serves "
+                             "none (it asks the phone already served on its PORT)")
         return show_verdict(args.verdict, args.host, args.adb_port)
+    if args.adb_port is not None:
+        raise ValueError("--adb-port: only with --verdict (the adb server it asks); serving phones needs none")
     if args.phones < 1:
         raise ValueError(f"--phones={args.phones} must be >= 1")
     if not 0 < args.port or args.port + args.phones - 1 > 65535:
