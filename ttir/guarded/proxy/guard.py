@@ -110,15 +110,15 @@ class ProxyGuard:
         clock: the time source.
 
     Raises:
-        TypeError: ``phone`` has no ``observe()`` and ``perform(action, obs)`` (a serial, a class), or
-            ``goal`` is not text.
+        TypeError: ``phone`` has no ``observe()`` (a serial, a class), ``goal`` is not text, or
+            ``on_intervention`` cannot be called.
     """
 
     def __init__(self, phone: Phone, config: ConfigLike = None, *, goal: str = "",
                  cache: Optional[ScreenCache] = None,
                  on_intervention: Optional[Callable[[ProxyIntervention], None]] = None, settle_s: float = 0.0,
                  clock: Callable[[], float] = time.monotonic):
-        if isinstance(phone, type) or not all(callable(getattr(phone, m, None)) for m in ("observe", "perform")):
+        if isinstance(phone, type) or not callable(getattr(phone, "observe", None)):
             # a serial or a device class failed at the first look, and every command then went through unguarded
             raise TypeError(f"ProxyGuard(phone={str(phone)[:80]!r} ({type(phone).__name__})): expected a phone "
                             "with observe() and perform(action, obs), e.g. "
