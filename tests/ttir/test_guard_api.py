@@ -113,6 +113,17 @@ def test_an_endpoint_url_the_client_cannot_use_is_refused_not_failed_open_at_eve
     ttir.guard(_Agent(), config=cascade)  # a good URL from the environment is taken
 
 
+@pytest.mark.parametrize("make", [ttir.guard, GuardedAgent])
+def test_a_guard_around_a_guard_is_refused(make):
+    # every check ran twice a step (every model call paid twice), and two sessions acted on one problem
+    from ttir.core.errors import ConfigError
+
+    guarded = ttir.guard(_Agent())
+    with pytest.raises(ConfigError, match=r"agent=guard\(_Agent\) is guarded already"):
+        make(guarded)
+    assert isinstance(make(guarded.inner), GuardedAgent)  # its inner agent, once, as the message says
+
+
 def test_disabled_guard_is_a_pass_through():
     cfg = TTIRConfig.with_mode("off")
     task = make_task("ContactsAddContact")

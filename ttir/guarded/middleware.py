@@ -535,6 +535,19 @@ def _check_goal(goal: Any, method: str, config: TTIRConfig) -> None:
                           "task, switch task alignment off (task_alignment: {mode: off}, as ttir proxy does)")
 
 
+def _check_not_guarded(agent: Any) -> None:
+    """Refuse a guard around a guard: every check would run twice a step (every model call paid
+    twice) and two recovery sessions would act on the same problem.
+
+    Raises:
+        ConfigError: ``agent`` is a :class:`GuardedAgent` (or the async one).
+    """
+    if isinstance(agent, GuardedAgent):
+        raise ConfigError(f"agent={agent.name} is guarded already: a guard around it would run every check twice "
+                          "a step and open two recovery sessions on one problem; guard the agent once, e.g. "
+                          "ttir.guard(guarded.inner, config=..., checks=[...])")
+
+
 class GuardedAgent:
     """A guarded agent: same ``reset(goal)`` / ``step(obs)`` interface as the one it wraps.
 
@@ -560,6 +573,7 @@ class GuardedAgent:
 
     def __init__(self, agent: Any, config: ConfigLike = None, vlm: Optional[VLMClient] = None,
                  checks: Optional[list[Check]] = None):
+        _check_not_guarded(agent)
         self.inner = as_agent(agent)
         self.config = as_config(config)
         self._core = _Core(self.inner, self.config, vlm, is_async=False, checks=checks)
@@ -696,6 +710,7 @@ class AsyncGuardedAgent(GuardedAgent):
 
     def __init__(self, agent: Any, config: ConfigLike = None, vlm: Optional[VLMClient] = None,
                  checks: Optional[list[Check]] = None):
+        _check_not_guarded(agent)
         self.inner = as_agent(agent)  # the same door as the sync guard: an async step passes its awaitable through
         self.config = as_config(config)
         self._core = _Core(self.inner, self.config, vlm, is_async=True, checks=checks)
