@@ -84,6 +84,9 @@ def run(spec: ExperimentSpec, out: Path | str, *, workers: Optional[int] = None,
 def _run(spec: ExperimentSpec, store: RunStore, workers: Optional[int], executor: str, progress: bool,
          retry_errors: bool, factories: Optional[Mapping[str, Any]], executor_options: dict[str, Any]) -> dict[str, Any]:
     episodes = spec.episodes()
+    if spec.guard_config and all(mode == "off" for mode in spec.guard):
+        logger.warning("{}: guard_config is set, and every guard mode of the spec is off: it applies to no "
+                       "episode (add a mode to `guard`, e.g. [off, rules])", spec.name)
     if retry_errors:
         failed = {r["id"] for r in store.records() if r.get("status") == "error"}
         if failed:

@@ -367,6 +367,22 @@ def test_an_out_path_that_is_a_file_is_refused_and_left_as_it_was(tmp_path, caps
     assert mine.read_text(encoding="utf-8") == "mine"
 
 
+def test_a_guard_config_that_applies_to_no_episode_is_warned_of(tmp_path):
+    # guard_config with every guard mode off changed nothing, without a word
+    from loguru import logger
+
+    warnings: list[str] = []
+    sink = logger.add(lambda m: warnings.append(str(m)), level="WARNING")
+    logger.enable("experiments")
+    try:
+        spec = ExperimentSpec.from_yaml(_write(tmp_path, TINY_YAML + "guard_config: {stuck_loop: {window: 3}}\n"))
+        assert run(spec, tmp_path / "run", progress=False)["ran"] == 1
+    finally:
+        logger.remove(sink)
+        logger.disable("experiments")
+    assert any("guard_config is set, and every guard mode of the spec is off" in w for w in warnings), warnings
+
+
 def test_an_empty_spec_mapping_is_refused_as_an_empty_spec_file_is(tmp_path, monkeypatch):
     # experiments.run({}) ran every task under every perturbation (3,360 episodes) into runs/experiment
     import experiments
