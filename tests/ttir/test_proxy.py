@@ -177,6 +177,14 @@ def test_what_is_no_phone_is_refused_rather_than_every_command_going_through_ung
         ProxyGuard(phone)
 
 
+@pytest.mark.parametrize("kwargs, says", [({"cache": "x"}, "expected a ScreenCache"),
+                                          ({"settle_s": -1}, "expected seconds from 0 to 600")])
+def test_a_cache_or_settle_time_of_the_wrong_kind_is_refused_at_once(kwargs, says):
+    # each failed only at its first use: the cache at the first command, the settle time at the first pop-up
+    with pytest.raises(TypeError, match=says):
+        ProxyGuard(SimPhone("popup_permission"), **kwargs)
+
+
 def test_an_on_intervention_that_cannot_be_called_is_refused_at_once():
     from ttir.guarded.watch import Watcher
 

@@ -110,8 +110,9 @@ class ProxyGuard:
         clock: the time source.
 
     Raises:
-        TypeError: ``phone`` has no ``observe()`` (a serial, a class), ``goal`` is not text, or
-            ``on_intervention`` cannot be called.
+        TypeError: ``phone`` has no ``observe()`` (a serial, a class), ``goal`` is not text,
+            ``on_intervention`` cannot be called, ``cache`` is no ScreenCache, or ``settle_s`` is not
+            seconds from 0 to 600.
     """
 
     def __init__(self, phone: Phone, config: ConfigLike = None, *, goal: str = "",
@@ -128,6 +129,11 @@ class ProxyGuard:
         if on_intervention is not None and not callable(on_intervention):  # a list for its .append, say
             raise TypeError(f"ProxyGuard(on_intervention={short_repr(on_intervention)}): expected a function "
                             "called with each intervention, e.g. on_intervention=seen.append")
+        if cache is not None and not isinstance(cache, ScreenCache):
+            raise TypeError(f"ProxyGuard(cache={short_repr(cache)}): expected a ScreenCache (or None for a new one)")
+        if isinstance(settle_s, bool) or not isinstance(settle_s, (int, float)) or not 0 <= settle_s <= 600:
+            # slept after each recovery action: a bad value failed there, at the first pop-up
+            raise TypeError(f"ProxyGuard(settle_s={short_repr(settle_s)}): expected seconds from 0 to 600")
         config = as_config(config).model_copy(deep=True)
         if not goal:
             config.task_alignment.mode = "off"  # no goal to align with
