@@ -9,7 +9,7 @@ the same nodes, so what the agent sees is exactly what it can touch.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 from loguru import logger
 from PIL import Image
@@ -108,6 +108,13 @@ class SimDevice:
         self.frame_memo = frame_memo
         self.base_size = size
         self.base_dpi = dpi
+        if isinstance(settings, Mapping):  # {"font_scale": 1.3}, validated as the settings are
+            settings = DeviceSettings.model_validate(check_settings(dict(settings)))
+        elif settings is not None and not isinstance(settings, DeviceSettings):
+            raise TypeError(f"SimDevice(settings={settings!r:.80} ({type(settings).__name__})): expected "
+                            "benchmark.DeviceSettings or a mapping of its fields, e.g. {'font_scale': 1.3}")
+        if isinstance(apps, (str, bytes)):
+            raise TypeError(f"SimDevice(apps={apps!r:.80}): expected a list of app classes (benchmark.apps)")
         self._initial_settings = (settings or DeviceSettings()).model_copy()
         self._settings = self._initial_settings.model_copy()
         self._app_classes = list(apps) if apps is not None else list(APP_CLASSES)

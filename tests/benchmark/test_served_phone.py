@@ -331,3 +331,14 @@ def test_a_task_name_or_an_action_dict_handed_to_a_device_is_named_with_the_call
     with pytest.raises(ActionError, match=r"got dict; convert an action dict with ttir.Action.from_json\(d\)"):
         sim.execute({"action_type": "click", "x": 5, "y": 5})
     assert sim.reset(make_task("ContactsAddContact")).elements  # the real thing still works
+
+
+def test_simdevice_settings_may_be_a_mapping_and_anything_else_is_named():
+    # a dict raised "'dict' object has no attribute 'model_copy'", or an empty one was taken as the defaults
+    assert SimDevice(settings={"font_scale": 1.3}).settings.font_scale == pytest.approx(1.3)
+    with pytest.raises(ValueError, match="unknown device setting"):
+        SimDevice(settings={"fontscale": 1.3})
+    with pytest.raises(TypeError, match=r"expected benchmark.DeviceSettings or a mapping of its fields"):
+        SimDevice(settings="large")
+    with pytest.raises(TypeError, match="expected a list of app classes"):
+        SimDevice(apps="Contacts")
