@@ -6,7 +6,8 @@
   (nothing is made until the command runs);
 - :func:`count` and :func:`positive_count`: an option counting steps or items (0 or more, 1 or more);
 - :func:`positive_seconds`: a time limit (a finite number of seconds above 0);
-- :func:`share`: a target rate (a number from 0 to 1).
+- :func:`share`: a target rate (a number from 0 to 1);
+- :func:`option_flag`: an option's flag from its argparse ``dest``, for messages.
 """
 
 from __future__ import annotations
@@ -151,6 +152,19 @@ def share(value: str) -> float:
     return rate
 
 
+def option_flag(dest: str) -> str:
+    """The flag of an option from its argparse ``dest`` (``base_url`` -> ``--base-url``; a trailing
+    ``_``, as in ``round_``, is argparse's way around a keyword), for the messages that name it.
+
+    Args:
+        dest: the ``dest`` of the option.
+
+    Returns:
+        The flag as typed on the command line.
+    """
+    return "--" + dest.rstrip("_").replace("_", "-")
+
+
 def _whole_number(value: str, least: int) -> int:
     try:
         n = int(value)
@@ -161,4 +175,4 @@ def _whole_number(value: str, least: int) -> int:
     return n
 
 
-__all__ = ["count", "output_folder", "positive_count", "positive_seconds", "share", "writable_file"]
+__all__ = ["count", "option_flag", "output_folder", "positive_count", "positive_seconds", "share", "writable_file"]

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any, Optional
 
-from ttir.cli.arguments import positive_count, positive_seconds, writable_file
+from ttir.cli.arguments import option_flag, positive_count, positive_seconds, writable_file
 
 DESCRIPTION = """\
 AndroidFlux-style recovery checkpoints (docs/checkpoints.md).
@@ -116,7 +116,7 @@ def _misplaced_option(form: str, args: argparse.Namespace) -> Optional[str]:
     for other, options in OPTIONS_OF.items():
         for name, default in options.items():
             if other != form and getattr(args, name) is not None:
-                return (f"--{name.replace('_', '-')} is an option of `{_form_name(other)}`; "
+                return (f"{option_flag(name)} is an option of `{_form_name(other)}`; "
                         f"`{_form_name(form)}` does not take it (see ttir checkpoints --help)")
             if other == form and getattr(args, name) is None:
                 setattr(args, name, default)

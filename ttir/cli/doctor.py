@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from ttir.cli.arguments import option_flag
+
 DESCRIPTION = """\
 Check, in order, everything a run on a real phone or emulator needs, and say in
 plain words what is missing and how to fix it. The state-knob checks change a
@@ -85,7 +87,7 @@ def _other_checks_options(args: argparse.Namespace) -> None:
     given = [n for n, default in other.items() if getattr(args, n) is not None and getattr(args, n) != default]
     if given:
         flag = {"start_server": "--no-start-server", "knobs": "--skip-knobs"}
-        names = ", ".join(flag.get(n, "--" + n.replace("_", "-")) for n in given)
+        names = ", ".join(flag.get(n, option_flag(n)) for n in given)
         if args.vlm:
             raise ValueError(f"{names}: for a phone's check (ttir doctor without --vlm); --vlm checks a model endpoint")
         raise ValueError(f"{names}: for the model endpoint's check; add --vlm "

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ttir.cli.arguments import output_folder, positive_count, share, writable_file
+from ttir.cli.arguments import option_flag, output_folder, positive_count, share, writable_file
 
 FORMAT_HELP = """\
 A dataset is a folder with steps.jsonl (from `ttir tune build`) or any JSONL file
@@ -258,7 +258,7 @@ def _other_sources_options(args: argparse.Namespace) -> None:
     others = DATASET_ONLY_OPTIONS if args.real else REAL_ONLY_OPTIONS
     given = [n for n in others if getattr(args, n) not in (None, False)]
     if given:
-        names = ", ".join("DATASET" if n == "dataset" else "--" + n.rstrip("_").replace("_", "-") for n in given)
+        names = ", ".join("DATASET" if n == "dataset" else option_flag(n) for n in given)
         if args.real:
             raise ValueError(f"{names}: only without --real (for a DATASET's steps); --real scores the screens of the "
                              "real-screen corpus and reads none of them")
